@@ -1,0 +1,233 @@
+//! The catalog's data model: what `spec/ops/*.yaml` says about each operation.
+//!
+//! YAML says what exists and what is checked; Rust implements the math. Names that refer to Rust
+//! code (type classes, result rules, masks of implementation-defined elements) are drawn from
+//! closed sets that the loader checks.
+
+use crate::element_type::ElementType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One catalog file (`spec/ops/<family>.yaml`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyFile {
+    /// Family name, e.g. `elementwise`; equal to the file stem.
+    pub family: String,
+    /// Where the family is specified, e.g. "seed 004".
+    pub source: String,
+    pub ops: Vec<OpEntry>,
+}
+
+/// One operation.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpEntry {
+    /// Catalog id, unique across the catalog: the HLO opcode, or `compare-LT`-style ids when one
+    /// opcode has several catalog entries. Used by `--ops` filters and report rows.
+    pub id: String,
+    /// The HLO opcode (`exponential`, `compare`, ...).
+    pub opcode: String,
+    /// The XlaBuilder name (`Exp`, `Lt`, ...).
+    pub builder: String,
+    /// Section of the seed that specifies it, e.g. "seed 004, Element-wise unary functions (Exp)".
+    pub source: String,
+    /// One line saying what it computes.
+    pub summary: String,
+    /// Operand signature kind: how many operands and how their shapes relate.
+    pub signature: Signature,
+    /// Fixed attribute values of this entry (e.g. `direction: LT`), as HLO text writes them.
+    #[serde(default)]
+    pub attributes: BTreeMap<String, String>,
+    /// Attributes the generator draws (e.g. `exponent_bits` of reduce-precision).
+    #[serde(default)]
+    pub generated_attributes: Vec<GeneratedAttribute>,
+    /// Element types the operation accepts (of its first data operand): names or classes
+    /// (`all`, `pred`, `integer`, `signed`, `unsigned`, `float`, `complex`, `floating`, `f8`).
+    pub element_types: Vec<String>,
+    /// How the result element type follows from the operand's.
+    pub result: ResultRule,
+    /// Values the semantics fix exactly, checked by tests on every backend.
+    #[serde(default)]
+    pub special_values: Vec<SpecialValue>,
+    /// Elements whose value the semantics leave to the implementation: the comparator masks them.
+    #[serde(default)]
+    pub implementation_defined: Vec<ImplementationDefined>,
+    /// Accuracy budget of a backend against the exact reference.
+    pub tolerance: Tolerance,
+    /// The seed's worked examples (and hand-made ones), executable.
+    #[serde(default)]
+    pub examples: Vec<Example>,
+    /// Backends that do not implement this entry, with the reason (`fast: "..."`).
+    #[serde(default)]
+    pub unsupported: BTreeMap<String, String>,
+}
+
+/// Operand signature of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Signature {
+    /// One operand, result of the same dimensions.
+    Unary,
+    /// Two operands of the same shape (in HLO; XlaBuilder's scalar and `broadcast_dimensions`
+    /// forms lower to a `broadcast` first).
+    Binary,
+    /// `select(pred, on_true, on_false)`.
+    Select,
+    /// `clamp(min, operand, max)`; `min`/`max` may be scalars.
+    Clamp,
+    /// `convert` / `bitcast-convert`: one operand, result type from the instruction's shape.
+    Convert,
+}
+
+/// How the result element type follows from the first operand's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultRule {
+    /// Same element type as the operand.
+    Same,
+    /// PRED (compare, is-finite).
+    Pred,
+    /// The real component type (`real`, `imag`, `abs` of complex): c64 → f32, c128 → f64; else same.
+    RealComponent,
+    /// The complex type of the component (`complex`): f32 → c64, f64 → c128.
+    ComplexOfComponent,
+    /// Any element type, named by the instruction's shape (`convert`, `bitcast-convert`).
+    Chosen,
+}
+
+/// An attribute the generator draws from a range.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratedAttribute {
+    pub name: String,
+    /// Inclusive range of integer values.
+    pub min: i64,
+    pub max: i64,
+}
+
+/// A value the semantics fix: `op(inputs) = output` (HLO literal element syntax: `-0`, `nan`, `inf`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialValue {
+    pub inputs: Vec<String>,
+    pub output: String,
+    /// Element types it applies to (classes or names); all supported types when absent.
+    #[serde(default)]
+    pub element_types: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A class of elements left to the implementation.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImplementationDefined {
+    /// Name of the mask that finds these elements (one of `catalog::masks`, checked by the loader).
+    pub mask: String,
+    pub description: String,
+    /// Element types it concerns (classes or names); all when absent.
+    #[serde(default)]
+    pub element_types: Vec<String>,
+}
+
+/// Accuracy budget against the exact reference.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Budget in ULPs of the result's format, by element type name or class; `default` for the rest.
+    /// 0 means bit-exact (NaN matches NaN).
+    pub ulp: BTreeMap<String, u64>,
+    /// True when −0 and +0 are interchangeable in results (default: they differ).
+    #[serde(default)]
+    pub ignore_zero_sign: bool,
+    /// Why the budget is what it is.
+    #[serde(default)]
+    pub rationale: Option<String>,
+}
+
+/// An executable example: an HLO module, its inputs and the expected output, as HLO text.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    pub name: String,
+    /// Where it comes from ("seed 004, Clamp" or "hand-made: ...").
+    pub source: String,
+    /// HLO module text.
+    pub hlo: String,
+    /// One literal per entry parameter, e.g. `s32[3] {-1, 5, 9}`.
+    pub inputs: Vec<String>,
+    /// The expected result literal.
+    pub expected: String,
+}
+
+/// Resolves a list of element type names and classes into element types, in `ElementType::ALL` order.
+///
+/// Errors: the name of the first entry that is neither a type nor a class.
+pub fn resolve_element_types(names: &[String]) -> Result<Vec<ElementType>, String> {
+    let mut out = Vec::new();
+    for name in names {
+        let class: Vec<ElementType> = match name.as_str() {
+            "all" => ElementType::ALL.to_vec(),
+            "pred" => vec![ElementType::Pred],
+            "integer" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_integer())
+                .collect(),
+            "signed" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_signed_integer())
+                .collect(),
+            "unsigned" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_unsigned_integer())
+                .collect(),
+            "float" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_float())
+                .collect(),
+            "complex" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_complex())
+                .collect(),
+            "floating" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_floating())
+                .collect(),
+            "f8" => ElementType::ALL
+                .into_iter()
+                .filter(|t| t.is_float() && t.bit_width() == 8)
+                .collect(),
+            other => vec![ElementType::from_hlo_name(other).ok_or_else(|| other.to_string())?],
+        };
+        for t in class {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+impl Tolerance {
+    /// The ULP budget for an element type: its own entry, else its class's (`f8`, `float`,
+    /// `complex`, `integer`, ...), else `default`, else 0.
+    pub fn ulp_for(&self, ty: ElementType) -> u64 {
+        if let Some(&u) = self.ulp.get(ty.hlo_name()) {
+            return u;
+        }
+        for (class, &u) in &self.ulp {
+            if class == "default" {
+                continue;
+            }
+            if resolve_element_types(std::slice::from_ref(class))
+                .map(|ts| ts.contains(&ty))
+                .unwrap_or(false)
+            {
+                return u;
+            }
+        }
+        self.ulp.get("default").copied().unwrap_or(0)
+    }
+}
