@@ -11,6 +11,7 @@ pub mod index;
 pub mod layout;
 pub mod literal;
 pub mod shape;
+pub mod shape_inference;
 
 pub use backend::{Backend, BackendError, Capabilities, SubnormalMode};
 pub use element_type::{ElementType, FloatClass, FloatFormat, SpecialEncoding};

@@ -1,0 +1,1 @@
+//! Shape inference and verification of HLO instructions (cf. XLA `ShapeInference`, `HloVerifier`).
