@@ -1,5 +1,25 @@
-//! HLO text: IR, lexer, parser and printer.
+//! HLO text: IR, lexer, parser and printer; a builder for computations.
+//!
+//! - [`parse_module`], [`parse_shape`], [`parse_literal`] read HLO text (as XLA and JAX print it)
+//!   into the IR; errors carry the 1-based line:column ([`HloParseError`]).
+//! - `Display` on [`HloModule`], [`HloComputation`] and the attribute types writes HLO text that
+//!   parses back to an equal IR.
+//! - [`ComputationBuilder`] builds computations the way XlaBuilder does (explicit broadcasts for
+//!   implicit broadcasting), with shapes from `shape_inference`.
 
+pub mod attributes;
+pub mod builder;
+mod cursor;
+mod error;
 pub mod ir;
+mod lexer;
+mod literal_text;
+mod parser;
+mod printer;
+mod shape_text;
 
+pub use builder::{BuildError, ComputationBuilder};
+pub use error::HloParseError;
 pub use ir::{AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode};
+pub use parser::{parse_literal, parse_module, parse_shape};
+pub use printer::{write_values, InstructionInComputation};
