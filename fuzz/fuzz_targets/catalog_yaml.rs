@@ -1,0 +1,9 @@
+//! The catalog loader never panics on any YAML text.
+//! Run: `cargo +nightly fuzz run catalog_yaml` (from `fuzz/`).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let _ = conformance_spec::catalog::Catalog::from_sources(&[("fuzz.yaml".to_string(), text.to_string())]);
+});
