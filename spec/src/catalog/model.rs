@@ -43,10 +43,15 @@ pub struct OpEntry {
     #[serde(default)]
     pub generated_attributes: Vec<GeneratedAttribute>,
     /// Element types the operation accepts (of its first data operand): names or classes
-    /// (`all`, `pred`, `integer`, `signed`, `unsigned`, `float`, `complex`, `floating`, `f8`).
+    /// (`all`, `pred`, `integer`, `signed`, `unsigned`, `float`, `complex`, `floating`, `f8`,
+    /// `fnuz`, `has-infinity`, `has-negative-zero`; see [`resolve_element_types`]).
     pub element_types: Vec<String>,
     /// How the result element type follows from the operand's.
     pub result: ResultRule,
+    /// For `result: chosen` entries (`convert`, `bitcast-convert`): the element types the result
+    /// may have (names or classes); every element type when absent.
+    #[serde(default)]
+    pub result_element_types: Vec<String>,
     /// Values the semantics fix exactly, checked by tests on every backend.
     #[serde(default)]
     pub special_values: Vec<SpecialValue>,
@@ -61,6 +66,9 @@ pub struct OpEntry {
     /// Backends that do not implement this entry, with the reason (`fast: "..."`).
     #[serde(default)]
     pub unsupported: BTreeMap<String, String>,
+    /// Free text for a reader: how XlaBuilder forms lower, what XLA accepts beyond this entry, ...
+    #[serde(default)]
+    pub notes: Option<String>,
 }
 
 /// Operand signature of an entry.
@@ -107,14 +115,28 @@ pub struct GeneratedAttribute {
 }
 
 /// A value the semantics fix: `op(inputs) = output` (HLO literal element syntax: `-0`, `nan`, `inf`).
+///
+/// One input per operand, in operand order (`select`: the predicate first; `clamp`: min, operand,
+/// max). The loader checks, for every element type the value covers, that each input is exactly a
+/// value of its type (`5.5` is not an f8e5m2 value) and that the output means itself there (a
+/// decimal output may be the correctly rounded value; no `inf` in a format without infinities, no
+/// `-0` in an FNUZ format, integers in range).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecialValue {
     pub inputs: Vec<String>,
     pub output: String,
-    /// Element types it applies to (classes or names); all supported types when absent.
+    /// Element types it applies to (classes or names) — of the first data operand, like the
+    /// entry's `element_types`; all supported types when absent.
     #[serde(default)]
     pub element_types: Vec<String>,
+    /// The result element type, for `result: chosen` entries (`convert`): required there.
+    #[serde(default)]
+    pub output_type: Option<String>,
+    /// Attribute values for this case (e.g. `exponent_bits: "5"` of reduce-precision), as HLO text
+    /// writes them; they complete the entry's fixed `attributes`.
+    #[serde(default)]
+    pub attributes: BTreeMap<String, String>,
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -135,12 +157,18 @@ pub struct ImplementationDefined {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
-    /// Budget in ULPs of the result's format, by element type name or class; `default` for the rest.
-    /// 0 means bit-exact (NaN matches NaN).
+    /// Budget in ULPs of the result's format, keyed by the *result* element type's name or class
+    /// (so `abs` of `c64` is looked up as `f32`); `default` for the rest. Complex results: per
+    /// component. 0 means bit-exact (NaN matches NaN).
     pub ulp: BTreeMap<String, u64>,
     /// True when −0 and +0 are interchangeable in results (default: they differ).
     #[serde(default)]
     pub ignore_zero_sign: bool,
+    /// True when the semantics fix the NaN bits of a result (sign and payload), e.g.
+    /// `bitcast-convert` moves bits unchanged: NaN results are then compared bit-exactly instead of
+    /// any NaN matching any NaN (DESIGN.md, Comparison).
+    #[serde(default)]
+    pub exact_nan_bits: bool,
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,
@@ -161,44 +189,65 @@ pub struct Example {
     pub expected: String,
 }
 
+/// The element type classes a catalog may name, with what each contains.
+///
+/// `all`; `pred`; `integer` (signed and unsigned); `signed`; `unsigned`; `float` (real
+/// floating-point, including the f8 types); `complex`; `floating` (float and complex); `f8` (the
+/// 8-bit float types); `fnuz` (the float types without infinities and without −0, whose only NaN
+/// is the bit pattern of −0); `has-infinity` (real float types with ±inf: f16, bf16, f32, f64,
+/// f8e5m2, f8e4m3, f8e3m4); `has-negative-zero` (real float types with −0: those and f8e4m3fn).
+pub const TYPE_CLASSES: &[&str] = &[
+    "all",
+    "pred",
+    "integer",
+    "signed",
+    "unsigned",
+    "float",
+    "complex",
+    "floating",
+    "f8",
+    "fnuz",
+    "has-infinity",
+    "has-negative-zero",
+];
+
+/// The members of a type class (see [`TYPE_CLASSES`]), in `ElementType::ALL` order; `None` for a
+/// name that is not a class.
+pub fn type_class(name: &str) -> Option<Vec<ElementType>> {
+    let keep =
+        |p: fn(ElementType) -> bool| ElementType::ALL.into_iter().filter(|&t| p(t)).collect();
+    let float_with = |p: fn(crate::element_type::FloatFormat) -> bool| -> Vec<ElementType> {
+        ElementType::ALL
+            .into_iter()
+            .filter(|t| t.is_float() && t.float_format().is_some_and(p))
+            .collect()
+    };
+    Some(match name {
+        "all" => ElementType::ALL.to_vec(),
+        "pred" => vec![ElementType::Pred],
+        "integer" => keep(|t| t.is_integer()),
+        "signed" => keep(|t| t.is_signed_integer()),
+        "unsigned" => keep(|t| t.is_unsigned_integer()),
+        "float" => keep(|t| t.is_float()),
+        "complex" => keep(|t| t.is_complex()),
+        "floating" => keep(|t| t.is_floating()),
+        "f8" => keep(|t| t.is_float() && t.bit_width() == 8),
+        "fnuz" => float_with(|f| !f.has_infinity() && !f.has_negative_zero()),
+        "has-infinity" => float_with(|f| f.has_infinity()),
+        "has-negative-zero" => float_with(|f| f.has_negative_zero()),
+        _ => return None,
+    })
+}
+
 /// Resolves a list of element type names and classes into element types, in `ElementType::ALL` order.
 ///
 /// Errors: the name of the first entry that is neither a type nor a class.
 pub fn resolve_element_types(names: &[String]) -> Result<Vec<ElementType>, String> {
     let mut out = Vec::new();
     for name in names {
-        let class: Vec<ElementType> = match name.as_str() {
-            "all" => ElementType::ALL.to_vec(),
-            "pred" => vec![ElementType::Pred],
-            "integer" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_integer())
-                .collect(),
-            "signed" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_signed_integer())
-                .collect(),
-            "unsigned" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_unsigned_integer())
-                .collect(),
-            "float" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_float())
-                .collect(),
-            "complex" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_complex())
-                .collect(),
-            "floating" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_floating())
-                .collect(),
-            "f8" => ElementType::ALL
-                .into_iter()
-                .filter(|t| t.is_float() && t.bit_width() == 8)
-                .collect(),
-            other => vec![ElementType::from_hlo_name(other).ok_or_else(|| other.to_string())?],
+        let class = match type_class(name) {
+            Some(members) => members,
+            None => vec![ElementType::from_hlo_name(name).ok_or_else(|| name.to_string())?],
         };
         for t in class {
             if !out.contains(&t) {
@@ -211,23 +260,34 @@ pub fn resolve_element_types(names: &[String]) -> Result<Vec<ElementType>, Strin
 }
 
 impl Tolerance {
-    /// The ULP budget for an element type: its own entry, else its class's (`f8`, `float`,
-    /// `complex`, `integer`, ...), else `default`, else 0.
+    /// The ULP budget for a result element type: its own entry, else that of the most specific
+    /// class containing it (fewest members; `f8` before `float` before `all`, ties by name), else
+    /// `default`, else 0.
     pub fn ulp_for(&self, ty: ElementType) -> u64 {
         if let Some(&u) = self.ulp.get(ty.hlo_name()) {
             return u;
         }
+        let mut best: Option<(usize, u64)> = None;
         for (class, &u) in &self.ulp {
             if class == "default" {
                 continue;
             }
-            if resolve_element_types(std::slice::from_ref(class))
-                .map(|ts| ts.contains(&ty))
-                .unwrap_or(false)
-            {
-                return u;
+            if let Some(members) = type_class(class) {
+                if members.contains(&ty) && best.is_none_or(|(n, _)| members.len() < n) {
+                    best = Some((members.len(), u));
+                }
             }
         }
+        if let Some((_, u)) = best {
+            return u;
+        }
         self.ulp.get("default").copied().unwrap_or(0)
+    }
+}
+
+impl OpEntry {
+    /// The entry's HLO opcode, or `None` if `opcode` names none (the loader rejects such entries).
+    pub fn hlo_opcode(&self) -> Option<crate::hlo::Opcode> {
+        crate::hlo::Opcode::from_name(&self.opcode)
     }
 }

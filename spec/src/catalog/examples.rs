@@ -1,0 +1,282 @@
+//! Checks of the catalog's executable examples: the HLO module parses, its inputs and expected
+//! output parse as literals of the entry parameters' and the root's shapes, and the root is the
+//! entry's operation (opcode, fixed attributes, element types).
+//!
+//! Executing the examples needs a backend; the reference crate's tests do that.
+
+use super::loader::default_comparison_type;
+use super::model::{resolve_element_types, Example, OpEntry, ResultRule, Signature};
+use super::validate::result_types;
+use crate::hlo::{parse_literal, parse_module, AttrValue, HloInstruction, Opcode};
+use crate::literal::Literal;
+use crate::shape::Shape;
+use crate::shape_inference::verify_module;
+
+/// Where in an example a problem is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// 1-based line and column inside the `hlo` text.
+    Hlo(usize, usize),
+    /// The input with this index.
+    Input(usize),
+    /// The input list as a whole.
+    Inputs,
+    Expected,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub place: Place,
+    pub message: String,
+}
+
+fn problem(place: Place, message: impl Into<String>) -> Problem {
+    Problem {
+        place,
+        message: message.into(),
+    }
+}
+
+/// Element type and dimensions, ignoring the layout.
+fn same_array_shape(a: &Shape, b: &Shape) -> bool {
+    match (a.as_array(), b.as_array()) {
+        (Some(x), Some(y)) => x.element_type == y.element_type && x.dimensions == y.dimensions,
+        _ => a == b,
+    }
+}
+
+/// The 1-based (line, column) of the `ROOT` keyword in the HLO text, or 1:1.
+fn root_position(hlo: &str) -> (usize, usize) {
+    for (n, line) in hlo.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("ROOT ") {
+            return (n + 1, line.chars().count() - trimmed.chars().count() + 1);
+        }
+    }
+    (1, 1)
+}
+
+/// The 1-based (line, column) where the instruction `name` is defined (`[ROOT] [%]name = ...`).
+fn instruction_position(hlo: &str, name: &str) -> Option<(usize, usize)> {
+    for (n, line) in hlo.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let body = trimmed
+            .strip_prefix("ROOT ")
+            .unwrap_or(trimmed)
+            .trim_start();
+        let body = body.strip_prefix('%').unwrap_or(body);
+        if body
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return Some((n + 1, line.chars().count() - trimmed.chars().count() + 1));
+        }
+    }
+    None
+}
+
+fn enum_attr<'a>(instr: &'a HloInstruction, name: &str) -> Option<&'a str> {
+    match instr.attribute(name)? {
+        AttrValue::Enum(s) | AttrValue::Raw(s) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// Every problem of one example of entry `op` (whose opcode is `opcode`).
+pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let module = match parse_module(&ex.hlo) {
+        Ok(m) => m,
+        Err(e) => {
+            out.push(problem(
+                Place::Hlo(e.line, e.column),
+                format!("HLO does not parse: {}", e.message),
+            ));
+            return out;
+        }
+    };
+    // Which element types an op takes is the catalog's to say (checked below against the
+    // entry); the verifier's own structural table is stricter in places (it rejects pred `add`,
+    // which XLA's shape inference accepts), so its element-type verdicts are not used here.
+    let verified = verify_module(&module)
+        .err()
+        .filter(|e| !e.message.contains("is not supported (expected"));
+    if let Some(e) = verified {
+        let (line, column) = e
+            .instruction
+            .as_deref()
+            .and_then(|name| instruction_position(&ex.hlo, name))
+            .unwrap_or((1, 1));
+        out.push(problem(
+            Place::Hlo(line, column),
+            format!("HLO does not verify: {e}"),
+        ));
+        return out;
+    }
+    let Some(entry) = module.computations.get(module.entry) else {
+        out.push(problem(
+            Place::Hlo(1, 1),
+            "the module has no entry computation",
+        ));
+        return out;
+    };
+    let params = entry.parameters();
+    if params.len() != ex.inputs.len() {
+        out.push(problem(
+            Place::Inputs,
+            format!(
+                "{} inputs given for {} entry parameters",
+                ex.inputs.len(),
+                params.len()
+            ),
+        ));
+    }
+    for (i, text) in ex.inputs.iter().enumerate() {
+        match parse_literal(text) {
+            Err(e) => out.push(problem(
+                Place::Input(i),
+                format!("input {i} does not parse: {e}"),
+            )),
+            Ok(lit) => {
+                if let Some(p) = params.get(i) {
+                    if !same_array_shape(&lit.shape(), &p.shape) {
+                        out.push(problem(
+                            Place::Input(i),
+                            format!(
+                                "input {i} has shape {}, parameter {i} `{}` has {}",
+                                lit.shape(),
+                                p.name,
+                                p.shape
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let Some(root) = entry.instructions.get(entry.root) else {
+        out.push(problem(
+            Place::Hlo(1, 1),
+            "the entry computation has no root",
+        ));
+        return out;
+    };
+    match parse_literal(&ex.expected) {
+        Err(e) => out.push(problem(
+            Place::Expected,
+            format!("expected output does not parse: {e}"),
+        )),
+        Ok(lit) => {
+            if !same_array_shape(&lit.shape(), &root.shape) {
+                out.push(problem(
+                    Place::Expected,
+                    format!(
+                        "expected output has shape {}, the root has {}",
+                        lit.shape(),
+                        root.shape
+                    ),
+                ));
+            }
+            if matches!(lit, Literal::Tuple(_) | Literal::Token) {
+                out.push(problem(Place::Expected, "expected output is not an array"));
+            }
+        }
+    }
+    let (line, column) = root_position(&ex.hlo);
+    let at_root = Place::Hlo(line, column);
+    if root.opcode != opcode {
+        out.push(problem(
+            at_root,
+            format!(
+                "the root is `{}`, not this entry's `{}`",
+                root.opcode, op.opcode
+            ),
+        ));
+        return out;
+    }
+    // The element type of the first data operand, and of the result.
+    let data_operand = if op.signature == Signature::Select {
+        1
+    } else {
+        0
+    };
+    let operand_type = root
+        .operands
+        .get(data_operand)
+        .and_then(|&k| entry.instructions.get(k))
+        .and_then(|i| i.shape.as_array())
+        .map(|a| a.element_type);
+    let result_type = root.shape.as_array().map(|a| a.element_type);
+    let accepted = resolve_element_types(&op.element_types).unwrap_or_default();
+    if let Some(t) = operand_type {
+        if !accepted.contains(&t) {
+            out.push(problem(
+                at_root,
+                format!("operand element type {t} is not in the entry's element_types"),
+            ));
+        } else if let Some(r) = result_type {
+            if !result_types(op, t).contains(&r) {
+                let rule = if op.result == ResultRule::Chosen {
+                    "result_element_types"
+                } else {
+                    "result rule"
+                };
+                out.push(problem(
+                    at_root,
+                    format!("result element type {r} does not follow the entry's {rule} for {t}"),
+                ));
+            }
+        }
+    }
+    // Fixed attributes of the entry must be those of the root.
+    for (name, value) in &op.attributes {
+        let got = match root.attribute(name) {
+            Some(AttrValue::Int(v)) => Some(v.to_string()),
+            Some(AttrValue::Enum(s)) | Some(AttrValue::Raw(s)) => Some(s.clone()),
+            Some(other) => Some(format!("{other:?}")),
+            None => None,
+        };
+        let matches = match (name.as_str(), &got) {
+            // An absent comparison type means the element type's default.
+            ("type", None) => operand_type.is_some_and(|t| default_comparison_type(t) == *value),
+            (_, Some(g)) => g == value,
+            (_, None) => false,
+        };
+        if !matches {
+            out.push(problem(
+                at_root,
+                format!(
+                    "the root's `{name}` is {}, the entry fixes `{value}`",
+                    got.as_deref().unwrap_or("absent")
+                ),
+            ));
+        }
+    }
+    if opcode == Opcode::Compare && !op.attributes.contains_key("type") {
+        if let (Some(t), Some(got)) = (operand_type, enum_attr(root, "type")) {
+            if got != default_comparison_type(t) {
+                out.push(problem(
+                    at_root,
+                    format!("the root compares with type={got}; this entry is for the default type {} of {t}", default_comparison_type(t)),
+                ));
+            }
+        }
+    }
+    for g in &op.generated_attributes {
+        match root.attr_int(&g.name) {
+            Some(v) if (g.min..=g.max).contains(&v) => {}
+            Some(v) => out.push(problem(
+                at_root,
+                format!(
+                    "the root's `{}` = {v} is outside the generated range {}..={}",
+                    g.name, g.min, g.max
+                ),
+            )),
+            None => out.push(problem(
+                at_root,
+                format!("the root has no integer `{}`", g.name),
+            )),
+        }
+    }
+    out
+}
