@@ -575,44 +575,41 @@ fn comparison_type_fits(ty: &str, t: ElementType) -> Result<(), String> {
 }
 
 /// Per-element-type legality of an operation: `operand` is the type of its (first data) operand,
-/// `result` the result element type.
+/// `result` the result element type, `attributes` the instruction's (a compare's `direction` and
+/// `type` select its catalog entry).
 ///
-/// These are XLA's rules written out structurally, never stricter than the catalog
-/// (`spec/ops/*.yaml`, the source of which element types each op supports: e.g. `add` and
-/// `multiply` accept every type there, pred included). The catalog is to replace them: the lead
-/// wires this function to the catalog's `element_types` lists.
+/// The catalog (`spec/ops/*.yaml`, [`crate::catalog::shared`]) is the one source of which element
+/// types an operation takes: an opcode with catalog entries is legal on a type pair exactly when
+/// some entry accepts it. Opcodes the catalog does not list yet are not restricted here. While the
+/// catalog itself is loading (its validation verifies the examples) this check is skipped; the
+/// loader checks each example against its own entry.
 pub(crate) fn element_types_ok(
     opcode: Opcode,
+    attributes: &[Attribute],
     operand: ElementType,
     result: ElementType,
 ) -> Result<(), String> {
-    use Opcode::*;
-    let t = operand;
-    let (ok, expected) = match opcode {
-        And | Or | Xor | Not => (t.is_pred() || t.is_integer(), "pred or integer"),
-        ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | PopulationCount
-        | CountLeadingZeros => (t.is_integer(), "integer"),
-        Floor | Ceil | RoundNearestAfz | RoundNearestEven | IsFinite | ReducePrecision | Erf => {
-            (t.is_float(), "real floating-point")
-        }
-        Exponential | ExponentialMinusOne | Log | LogPlusOne | Logistic | Sqrt | Rsqrt | Cbrt
-        | Sine | Cosine | Tan | Tanh | Real | Imag | Atan2 => {
-            (t.is_floating(), "floating-point or complex")
-        }
-        Abs | Negate | Sign | Subtract | Divide | Power => (!t.is_pred(), "numeric (not pred)"),
-        Remainder => (
-            !t.is_pred() && !t.is_complex(),
-            "integer or real floating-point",
-        ),
-        Maximum | Minimum | Clamp => (!t.is_complex(), "not complex"),
-        Complex => (result.is_complex(), "f32 or f64"),
-        _ => (true, ""),
+    let Some(catalog) = crate::catalog::shared() else {
+        return Ok(());
     };
-    if ok {
+    if !catalog.ops().iter().any(|op| op.opcode == opcode.name()) {
+        return Ok(());
+    }
+    if catalog.accepts(opcode, attributes, operand, result) {
         Ok(())
     } else {
+        let mut types: Vec<String> = Vec::new();
+        for op in catalog.ops().iter().filter(|op| op.opcode == opcode.name()) {
+            for t in catalog.element_types(op) {
+                let name = t.to_string();
+                if !types.contains(&name) {
+                    types.push(name);
+                }
+            }
+        }
         Err(format!(
-            "element type {t} is not supported (expected {expected})"
+            "element type {operand} (result {result}) is not supported by `{opcode}` with these attributes (catalog: {})",
+            types.join(", ")
         ))
     }
 }
@@ -682,7 +679,7 @@ impl<'a> Rules<'a> {
         operand: ElementType,
         result: ElementType,
     ) -> Result<(), ShapeInferenceError> {
-        element_types_ok(self.opcode, operand, result).map_err(|m| self.type_error(m))
+        element_types_ok(self.opcode, self.attributes, operand, result).map_err(|m| self.type_error(m))
     }
 
     fn same_dimensions(

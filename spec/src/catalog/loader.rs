@@ -41,6 +41,31 @@ pub struct Catalog {
     hash: String,
 }
 
+static SHARED: std::sync::OnceLock<Option<Catalog>> = std::sync::OnceLock::new();
+
+thread_local! {
+    /// Set while this thread loads the shared catalog (whose validation verifies the examples'
+    /// HLO, which asks for the shared catalog again).
+    static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The built-in catalog, loaded once per process and shared: the source shape inference and the
+/// verifier read for which element types an operation takes. `None` when it fails to load (a
+/// test checks it loads), and on the thread that is loading it.
+pub fn shared() -> Option<&'static Catalog> {
+    if LOADING.with(|l| l.get()) {
+        return None;
+    }
+    SHARED
+        .get_or_init(|| {
+            LOADING.with(|l| l.set(true));
+            let catalog = Catalog::builtin().ok();
+            LOADING.with(|l| l.set(false));
+            catalog
+        })
+        .as_ref()
+}
+
 impl Catalog {
     /// The catalog embedded in the binary ([`BUILTIN_FILES`]).
     ///

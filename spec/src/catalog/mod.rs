@@ -15,6 +15,6 @@ mod validate;
 pub mod values;
 
 pub use error::{CatalogError, Diagnostic};
-pub use loader::{default_comparison_type, Catalog, SourceLocation, BUILTIN_FILES};
+pub use loader::{default_comparison_type, shared, Catalog, SourceLocation, BUILTIN_FILES};
 pub use model::*;
 pub use values::{parse_element, parse_element_exact};

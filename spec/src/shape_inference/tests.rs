@@ -483,9 +483,9 @@ fn verifier_checks_ir_invariants() {
 
 #[test]
 fn inference_accepts_every_case_the_catalog_describes() {
-    // Until element_types_ok reads the catalog, inference must accept every (opcode, operand
-    // type, result type) the catalog lists, with its fixed attributes, or the generators would
-    // build cases the builder and the verifier reject.
+    // Inference reads the catalog for element-type legality: it must accept every (opcode,
+    // operand type, result type) the catalog lists, with its fixed attributes, or the generators
+    // would build cases the builder and the verifier reject.
     use crate::catalog::{Catalog, Signature};
     let catalog = Catalog::builtin().unwrap();
     let mut checked = 0;
