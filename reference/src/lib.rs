@@ -1,1 +1,52 @@
-pub fn _x() {}
+//! `conformance-reference`: the exact reference backend for the element-wise family.
+//!
+//! Slow and exact: every floating-point result is correctly rounded in its own format (MPFR via
+//! `rug` at the format's precision, then placed in the format's exponent range once, subnormals
+//! included; MPC for complex, per component), integers are exact with two's-complement wrapping,
+//! `convert` and `bitcast-convert` are bit-exact, and comparisons follow seed 004 (IEEE or total
+//! order).
+//!
+//! - [`Reference`] implements [`conformance_spec::Backend`]: it interprets a module's entry
+//!   computation ([`interpreter`]).
+//! - [`eval_element`] evaluates one element of an element-wise instruction from raw bits; the
+//!   array path is built on it, and exhaustive tests and the harness's masks use it directly.
+//! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
+//!   until their bounds round to one value.
+
+pub mod elementwise;
+pub mod interpreter;
+pub mod round;
+pub mod ziv;
+
+pub use elementwise::{eval_element, prepare, ElementFn};
+
+use conformance_spec::backend::{Backend, BackendError, Capabilities, SubnormalMode};
+use conformance_spec::hlo::ir::HloModule;
+use conformance_spec::literal::Literal;
+use conformance_spec::ElementType;
+
+/// The exact reference backend (name `reference`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reference;
+
+impl Backend for Reference {
+    fn name(&self) -> &str {
+        "reference"
+    }
+
+    /// The implemented opcodes ([`interpreter::opcodes`]), every element type, any layout, and
+    /// subnormals preserved.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            opcodes: interpreter::opcodes(),
+            element_types: ElementType::ALL.to_vec(),
+            any_layout: true,
+            subnormals: SubnormalMode::Preserve,
+        }
+    }
+
+    /// Runs the entry computation; see [`interpreter::execute`] for the errors.
+    fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        interpreter::execute(module, args)
+    }
+}

@@ -1,0 +1,431 @@
+//! The array interpreter: runs a module's entry computation instruction by instruction.
+//!
+//! Instructions are evaluated in definition order (every operand is defined before its use).
+//! Structural instructions (`parameter`, `constant`, `tuple`, `get-tuple-element`, `broadcast`,
+//! `copy`, `call`, width-changing `bitcast-convert`) have their own handlers, found in
+//! [`STRUCTURAL`]; every other opcode goes through the element-wise table
+//! ([`crate::elementwise`]). Every result is produced in the layout of its instruction's shape
+//! (any `minor_to_major`, any padding): elements are addressed by multi-index or by physical
+//! position computed from the layout, never by assuming row-major order.
+
+use crate::elementwise;
+use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
+use conformance_spec::index;
+use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::shape::{ArrayShape, Shape};
+use conformance_spec::BackendError;
+
+/// How deep `call` may nest before the module is declared invalid (a call cycle).
+const MAX_CALL_DEPTH: usize = 64;
+
+struct Context<'a> {
+    module: &'a HloModule,
+    args: &'a [Literal],
+    depth: usize,
+}
+
+type Handler = fn(&Context, &HloInstruction, &[&Literal]) -> Result<Literal, BackendError>;
+
+/// Instructions that are not element-wise, and their handlers.
+const STRUCTURAL: &[(Opcode, Handler)] = &[
+    (Opcode::Parameter, parameter),
+    (Opcode::Constant, constant),
+    (Opcode::Tuple, tuple),
+    (Opcode::GetTupleElement, get_tuple_element),
+    (Opcode::Broadcast, broadcast),
+    (Opcode::Copy, copy),
+    (Opcode::Call, call),
+];
+
+fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {
+    Err(BackendError::Invalid(msg.into()))
+}
+
+/// Every opcode the interpreter runs: the structural ones and the element-wise table.
+pub fn opcodes() -> Vec<Opcode> {
+    let mut ops: Vec<Opcode> = STRUCTURAL.iter().map(|&(op, _)| op).collect();
+    ops.extend(elementwise::opcodes());
+    ops.sort();
+    ops
+}
+
+/// Runs the entry computation of `module` on `args` (one literal per parameter, any layout).
+///
+/// Errors: [`BackendError::Invalid`] for a wrong argument count, an argument whose element type or
+/// dimensions differ from its parameter's, an operand used before its definition, a malformed
+/// instruction or shape; [`BackendError::Unsupported`] naming an opcode or element type the
+/// reference does not implement.
+pub fn execute(module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+    let Some(entry) = module.computations.get(module.entry) else {
+        return invalid(format!(
+            "module `{}`: entry index {} is out of range ({} computations)",
+            module.name,
+            module.entry,
+            module.computations.len()
+        ));
+    };
+    evaluate(
+        &Context {
+            module,
+            args,
+            depth: 0,
+        },
+        entry,
+    )
+}
+
+/// Checks arguments against the computation's parameters (element type and dimensions; layouts
+/// may differ).
+fn check_arguments(computation: &HloComputation, args: &[Literal]) -> Result<(), BackendError> {
+    let params = computation.parameters();
+    if params.len() != args.len() {
+        return invalid(format!(
+            "computation `{}` has {} parameter(s), {} argument(s) given",
+            computation.name,
+            params.len(),
+            args.len()
+        ));
+    }
+    for (i, p) in params.iter().enumerate() {
+        if p.parameter_number != Some(i as i64) {
+            return invalid(format!(
+                "computation `{}`: parameters must be numbered 0..{}, found {:?} at position {i}",
+                computation.name,
+                params.len(),
+                p.parameter_number
+            ));
+        }
+        shapes_agree(&p.shape, &args[i].shape()).map_err(|why| {
+            BackendError::Invalid(format!(
+                "argument {i} of `{}` does not match parameter `{}` of shape {}: {why}",
+                computation.name, p.name, p.shape
+            ))
+        })?;
+        args[i]
+            .shape()
+            .validate()
+            .map_err(|e| BackendError::Invalid(format!("argument {i}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Element types and dimensions agree (layouts are free), through tuples.
+fn shapes_agree(expected: &Shape, got: &Shape) -> Result<(), String> {
+    match (expected, got) {
+        (Shape::Array(e), Shape::Array(g)) => {
+            if e.compatible(g) {
+                Ok(())
+            } else {
+                Err(format!("got {g}"))
+            }
+        }
+        (Shape::Tuple(e), Shape::Tuple(g)) if e.len() == g.len() => {
+            e.iter().zip(g).try_for_each(|(e, g)| shapes_agree(e, g))
+        }
+        (Shape::Token, Shape::Token) => Ok(()),
+        (_, g) => Err(format!("got {g}")),
+    }
+}
+
+/// Puts a value into the layout of `shape` (checking element types and dimensions).
+fn conform(value: Literal, shape: &Shape) -> Result<Literal, BackendError> {
+    shapes_agree(shape, &value.shape()).map_err(|why| {
+        BackendError::Invalid(format!("value does not have shape {shape}: {why}"))
+    })?;
+    Ok(match (value, shape) {
+        (Literal::Array(a), Shape::Array(s)) => {
+            validate(s)?;
+            if a.shape().layout == s.layout {
+                Literal::Array(a)
+            } else {
+                Literal::Array(a.relayout(s.layout.clone()))
+            }
+        }
+        (Literal::Tuple(items), Shape::Tuple(shapes)) => Literal::Tuple(
+            items
+                .into_iter()
+                .zip(shapes)
+                .map(|(v, s)| conform(v, s))
+                .collect::<Result<_, _>>()?,
+        ),
+        (v, _) => v,
+    })
+}
+
+fn validate(shape: &ArrayShape) -> Result<(), BackendError> {
+    shape
+        .validate()
+        .map_err(|e| BackendError::Invalid(format!("shape {shape}: {e}")))
+}
+
+fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, BackendError> {
+    check_arguments(computation, ctx.args)?;
+    let mut values: Vec<Option<Literal>> = Vec::with_capacity(computation.instructions.len());
+    for (i, instr) in computation.instructions.iter().enumerate() {
+        let mut operands = Vec::with_capacity(instr.operands.len());
+        for &o in &instr.operands {
+            match values.get(o).and_then(Option::as_ref) {
+                Some(v) if o < i => operands.push(v),
+                _ => {
+                    return invalid(format!(
+                        "`{}` in `{}` uses operand #{o}, which is not defined before it",
+                        instr.name, computation.name
+                    ))
+                }
+            }
+        }
+        let value = eval_instruction(ctx, instr, &operands).map_err(|e| annotate(e, instr))?;
+        values.push(Some(value));
+    }
+    match values.get_mut(computation.root).and_then(Option::take) {
+        Some(v) => Ok(v),
+        None => invalid(format!(
+            "computation `{}`: root index {} is out of range",
+            computation.name, computation.root
+        )),
+    }
+}
+
+/// Names the instruction in an error.
+fn annotate(e: BackendError, instr: &HloInstruction) -> BackendError {
+    let at = |m: String| format!("{m} (instruction `{}`)", instr.name);
+    match e {
+        BackendError::Invalid(m) => BackendError::Invalid(at(m)),
+        BackendError::Unsupported(m) => BackendError::Unsupported(at(m)),
+        BackendError::Failure(m) => BackendError::Failure(at(m)),
+    }
+}
+
+fn eval_instruction(
+    ctx: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    if let Some(&(_, handler)) = STRUCTURAL.iter().find(|&&(op, _)| op == instr.opcode) {
+        return handler(ctx, instr, operands);
+    }
+    if instr.opcode == Opcode::BitcastConvert {
+        let (operand, shape) = (array(instr, operands, 0)?, result_array_shape(instr)?);
+        if operand.element_type().bit_width() != shape.element_type.bit_width() {
+            return elementwise::bitcast_convert_array(operand, shape).map(Literal::Array);
+        }
+    }
+    if elementwise::is_elementwise(instr.opcode) {
+        return elementwise_array(instr, operands).map(Literal::Array);
+    }
+    Err(BackendError::Unsupported(format!(
+        "opcode `{}` is not implemented by the reference",
+        instr.opcode
+    )))
+}
+
+fn array<'a>(
+    instr: &HloInstruction,
+    operands: &[&'a Literal],
+    i: usize,
+) -> Result<&'a ArrayLiteral, BackendError> {
+    match operands.get(i) {
+        Some(Literal::Array(a)) => Ok(a),
+        Some(_) => invalid(format!("{}: operand {i} must be an array", instr.opcode)),
+        None => invalid(format!("{}: missing operand {i}", instr.opcode)),
+    }
+}
+
+fn result_array_shape(instr: &HloInstruction) -> Result<&ArrayShape, BackendError> {
+    match &instr.shape {
+        Shape::Array(s) => {
+            validate(s)?;
+            Ok(s)
+        }
+        other => invalid(format!(
+            "{}: result shape {other} must be an array",
+            instr.opcode
+        )),
+    }
+}
+
+/// Operands that may be scalars standing for a broadcast (seed 004: Select's `pred`, Clamp's
+/// `min` and `max`).
+fn scalar_broadcast_allowed(opcode: Opcode, operand: usize) -> bool {
+    matches!(
+        (opcode, operand),
+        (Opcode::Select, 0) | (Opcode::Clamp, 0) | (Opcode::Clamp, 2)
+    )
+}
+
+/// Applies an element-wise instruction to arrays of the result's dimensions.
+fn elementwise_array(
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<ArrayLiteral, BackendError> {
+    let shape = result_array_shape(instr)?;
+    let arrays: Vec<&ArrayLiteral> = (0..operands.len())
+        .map(|i| array(instr, operands, i))
+        .collect::<Result<_, _>>()?;
+    let types: Vec<_> = arrays.iter().map(|a| a.element_type()).collect();
+    let f = elementwise::prepare(instr, &types, shape.element_type)?;
+    // Physical position of every logical element (row-major logical order), per operand; `None`
+    // for a scalar operand broadcast to every element.
+    let mut positions: Vec<Option<Vec<usize>>> = Vec::with_capacity(arrays.len());
+    for (i, a) in arrays.iter().enumerate() {
+        if a.dimensions() == shape.dimensions.as_slice() {
+            positions.push(Some(index::physical_positions(a.shape())));
+        } else if a.dimensions().is_empty() && scalar_broadcast_allowed(instr.opcode, i) {
+            positions.push(None);
+        } else {
+            return invalid(format!(
+                "{}: operand {i} has dimensions {:?}, the result {:?}",
+                instr.opcode,
+                a.dimensions(),
+                shape.dimensions
+            ));
+        }
+    }
+    let mut out = ArrayLiteral::zeros(shape.clone());
+    let mut element = vec![0u128; arrays.len()];
+    for (n, &target) in index::physical_positions(shape).iter().enumerate() {
+        for (k, a) in arrays.iter().enumerate() {
+            let p = positions[k].as_ref().map_or(0, |p| p[n]);
+            element[k] = a.get_bits_linear(p);
+        }
+        out.set_bits_linear(target, f(&element)?);
+    }
+    Ok(out)
+}
+
+// --- structural handlers ----------------------------------------------------------------------
+
+fn parameter(
+    ctx: &Context,
+    instr: &HloInstruction,
+    _: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let n = instr
+        .parameter_number
+        .ok_or_else(|| BackendError::Invalid("parameter without a number".into()))?;
+    let Some(arg) = usize::try_from(n).ok().and_then(|n| ctx.args.get(n)) else {
+        return invalid(format!("parameter({n}) has no argument"));
+    };
+    conform(arg.clone(), &instr.shape)
+}
+
+fn constant(_: &Context, instr: &HloInstruction, _: &[&Literal]) -> Result<Literal, BackendError> {
+    let Some(value) = &instr.literal else {
+        return invalid("constant without a literal");
+    };
+    conform(value.clone(), &instr.shape)
+}
+
+fn tuple(
+    _: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let value = Literal::Tuple(operands.iter().map(|&l| l.clone()).collect());
+    conform(value, &instr.shape)
+}
+
+fn get_tuple_element(
+    _: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let index = instr
+        .attr_int("index")
+        .ok_or_else(|| BackendError::Invalid("get-tuple-element without `index=`".into()))?;
+    let Some(Literal::Tuple(items)) = operands.first() else {
+        return invalid("get-tuple-element: the operand must be a tuple");
+    };
+    let Some(item) = usize::try_from(index).ok().and_then(|i| items.get(i)) else {
+        return invalid(format!(
+            "get-tuple-element: index {index} out of range for a tuple of {}",
+            items.len()
+        ));
+    };
+    conform(item.clone(), &instr.shape)
+}
+
+fn copy(
+    _: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let Some(&value) = operands.first() else {
+        return invalid("copy: missing operand");
+    };
+    conform(value.clone(), &instr.shape)
+}
+
+/// `broadcast` (HLO form): operand dimension i maps to result dimension `dimensions[i]`.
+fn broadcast(
+    _: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let operand = array(instr, operands, 0)?;
+    let shape = result_array_shape(instr)?;
+    let dims: Vec<i64> = instr.attr_ints("dimensions").unwrap_or(&[]).to_vec();
+    let in_dims = operand.dimensions();
+    if operand.element_type() != shape.element_type {
+        return invalid(format!(
+            "broadcast: element type {} differs from the result's {}",
+            operand.element_type(),
+            shape.element_type
+        ));
+    }
+    if dims.len() != in_dims.len() {
+        return invalid(format!(
+            "broadcast: dimensions={dims:?} must have one entry per operand dimension ({})",
+            in_dims.len()
+        ));
+    }
+    for (i, &d) in dims.iter().enumerate() {
+        let ok = usize::try_from(d)
+            .ok()
+            .and_then(|d| shape.dimensions.get(d))
+            .is_some_and(|&size| size == in_dims[i]);
+        if !ok || dims[..i].contains(&d) {
+            return invalid(format!(
+                "broadcast: operand dimension {i} (size {}) cannot map to result dimension {d} of {:?}",
+                in_dims[i], shape.dimensions
+            ));
+        }
+    }
+    let mut out = ArrayLiteral::zeros(shape.clone());
+    let mut source = vec![0i64; dims.len()];
+    index::for_each_index(&shape.dimensions, |idx| {
+        for (s, &d) in source.iter_mut().zip(&dims) {
+            *s = idx[d as usize];
+        }
+        out.set_bits(idx, operand.get_bits(&source));
+    });
+    Ok(Literal::Array(out))
+}
+
+/// `call`: evaluates the called computation (`to_apply=`) on the operands.
+fn call(
+    ctx: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let called = instr.called_computations();
+    let Some(&name) = called.first() else {
+        return invalid("call without a called computation (`to_apply=`)");
+    };
+    let Some(callee) = ctx.module.computation(name) else {
+        return invalid(format!("call: computation `{name}` is not in the module"));
+    };
+    if ctx.depth >= MAX_CALL_DEPTH {
+        return invalid(format!(
+            "call: nesting deeper than {MAX_CALL_DEPTH} (a call cycle through `{name}`?)"
+        ));
+    }
+    let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+    let inner = Context {
+        module: ctx.module,
+        args: &args,
+        depth: ctx.depth + 1,
+    };
+    let result = evaluate(&inner, callee)?;
+    conform(result, &instr.shape)
+}
