@@ -1,1 +1,169 @@
-pub fn _x() {}
+//! `conformance-fast`: the fast backend — an optimized executor for HLO modules that stands beside
+//! XLA's CPU backend.
+//!
+//! It works on the physical buffers of literals (any `minor_to_major`, any padding; seed 000), runs
+//! element-wise kernels over flat buffers, splits large arrays across rayon's global pool, and uses
+//! explicit SIMD kernels (AVX-512, AVX2+FMA, with a scalar fallback computing the same bits) for
+//! the f32 transcendental functions `exponential`, `tanh` and `logistic`.
+//!
+//! Accuracy (ULPs of the result format against the exact, correctly rounded reference):
+//! - 0 ULP for add, subtract, multiply, divide, sqrt and every exact operation (integers, compare,
+//!   select, clamp, convert, bitcast-convert, reduce-precision, floor/ceil/round, abs, negate,
+//!   sign, maximum/minimum, remainder, real/imag/complex);
+//! - at most 1 ULP for the f32 and f64 transcendental functions;
+//! - correctly rounded results for bf16, f16 and the f8 types (computed in f64 and rounded once).
+//!
+//! Subnormals are preserved: no flush-to-zero mode is ever set ([`SubnormalMode::Preserve`]).
+
+#[cfg(target_endian = "big")]
+compile_error!("conformance-fast reads literal buffers (little-endian) in place: it needs a little-endian target");
+
+mod alloc;
+mod buffer;
+pub mod elementwise;
+mod interpreter;
+pub mod kernels;
+pub mod layout;
+mod parallel;
+mod value;
+
+use conformance_spec::{
+    Backend, BackendError, Capabilities, ElementType, HloModule, Literal, Opcode, SubnormalMode,
+};
+
+/// Element count from which work is split across the rayon pool (elements of the result), for
+/// cheap operations; expensive ones (libm calls, narrow formats through f64) split from 1/16 of it.
+///
+/// Measured on the development machine (2 vCPUs of a shared KVM guest, `execute()` end to end,
+/// best of 300): add f32 sequential vs split: 131,072 elements 23 µs vs 33 µs, 524,288 elements
+/// 85 µs vs 110 µs, 1,048,576 elements 219 µs vs 175 µs (waking the pool costs tens of µs there);
+/// exp f32 524,288 elements 350 µs vs 222 µs; sine f32 (heavy) 8,192 elements 90 µs vs 52 µs,
+/// 16,384 elements 149 µs vs 99 µs.
+pub const DEFAULT_PARALLEL_THRESHOLD: usize = 256 * 1024;
+
+/// The fast backend. Cheap to create; holds only its execution settings.
+///
+/// Results are bit-identical whatever the number of threads: every element is computed by the same
+/// code path whichever chunk it falls in (SIMD tails are computed by the SIMD kernel on a padded
+/// copy, and the scalar fallback computes the same bits as the vector kernels).
+#[derive(Clone, Debug)]
+pub struct Fast {
+    parallel_threshold: usize,
+}
+
+impl Default for Fast {
+    fn default() -> Self {
+        Fast::new()
+    }
+}
+
+impl Fast {
+    /// A backend that splits arrays of at least [`DEFAULT_PARALLEL_THRESHOLD`] elements across
+    /// rayon's global thread pool (run it inside `ThreadPool::install` to choose another pool).
+    pub fn new() -> Fast {
+        Fast {
+            parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
+        }
+    }
+
+    /// A backend that never splits work across threads.
+    pub fn sequential() -> Fast {
+        Fast {
+            parallel_threshold: usize::MAX,
+        }
+    }
+
+    /// A backend that splits arrays of at least `elements` elements across threads (0 or 1: always).
+    pub fn with_parallel_threshold(elements: usize) -> Fast {
+        Fast {
+            parallel_threshold: elements.max(1),
+        }
+    }
+
+    /// The element count from which work is split across threads.
+    pub fn parallel_threshold(&self) -> usize {
+        self.parallel_threshold
+    }
+}
+
+/// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
+/// `get-tuple-element`, `broadcast`, `copy`) and the element-wise family of seed 004.
+pub const SUPPORTED_OPCODES: &[Opcode] = &[
+    Opcode::Parameter,
+    Opcode::Constant,
+    Opcode::Call,
+    Opcode::Tuple,
+    Opcode::GetTupleElement,
+    Opcode::Broadcast,
+    Opcode::Copy,
+    Opcode::Abs,
+    Opcode::Cbrt,
+    Opcode::Ceil,
+    Opcode::CountLeadingZeros,
+    Opcode::Cosine,
+    Opcode::Erf,
+    Opcode::Exponential,
+    Opcode::ExponentialMinusOne,
+    Opcode::Floor,
+    Opcode::Imag,
+    Opcode::IsFinite,
+    Opcode::Log,
+    Opcode::LogPlusOne,
+    Opcode::Logistic,
+    Opcode::Negate,
+    Opcode::Not,
+    Opcode::PopulationCount,
+    Opcode::Real,
+    Opcode::RoundNearestAfz,
+    Opcode::RoundNearestEven,
+    Opcode::Rsqrt,
+    Opcode::Sign,
+    Opcode::Sine,
+    Opcode::Sqrt,
+    Opcode::Tan,
+    Opcode::Tanh,
+    Opcode::Add,
+    Opcode::Subtract,
+    Opcode::Multiply,
+    Opcode::Divide,
+    Opcode::Power,
+    Opcode::Remainder,
+    Opcode::Maximum,
+    Opcode::Minimum,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::ShiftLeft,
+    Opcode::ShiftRightArithmetic,
+    Opcode::ShiftRightLogical,
+    Opcode::Atan2,
+    Opcode::Complex,
+    Opcode::Compare,
+    Opcode::Select,
+    Opcode::Clamp,
+    Opcode::Convert,
+    Opcode::BitcastConvert,
+    Opcode::ReducePrecision,
+];
+
+impl Backend for Fast {
+    fn name(&self) -> &str {
+        "fast"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            opcodes: SUPPORTED_OPCODES.to_vec(),
+            element_types: ElementType::ALL.to_vec(),
+            any_layout: true,
+            subnormals: SubnormalMode::Preserve,
+        }
+    }
+
+    /// Runs the entry computation. Errors: [`BackendError::Invalid`] for wrong argument counts or
+    /// shapes and malformed instructions; [`BackendError::Unsupported`] for opcodes outside
+    /// [`SUPPORTED_OPCODES`] or element types an operation does not accept.
+    fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        interpreter::execute(self, module, args)
+    }
+}

@@ -34,8 +34,11 @@ const INTEGER: &[(Opcode, BinaryIntFn)] = &[
     (Opcode::ShiftRightLogical, shift_right_logical),
 ];
 
-/// PRED is a one-bit unsigned integer: max = or, min = and; power is `x || !y` (XLA's evaluator).
+/// PRED is a one-bit unsigned integer: max = or, min = and; power is `x || !y` (XLA's evaluator);
+/// add = or and multiply = and (StableHLO's `add`/`multiply` on i1; XLA's shape inference accepts them).
 const PRED: &[(Opcode, BinaryIntFn)] = &[
+    (Opcode::Add, pred_or),
+    (Opcode::Multiply, pred_and),
     (Opcode::And, pred_and),
     (Opcode::Or, pred_or),
     (Opcode::Xor, pred_xor),
@@ -277,5 +280,9 @@ mod tests {
         assert_eq!(e(Minimum, Pred, 0, 1), 0);
         assert_eq!(e(Power, Pred, 0, 0), 1);
         assert_eq!(e(Power, Pred, 0, 1), 0);
+        assert_eq!(e(Add, Pred, 1, 1), 1);
+        assert_eq!(e(Add, Pred, 0, 0), 0);
+        assert_eq!(e(Multiply, Pred, 1, 0), 0);
+        assert_eq!(e(Multiply, Pred, 1, 1), 1);
     }
 }

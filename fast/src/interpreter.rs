@@ -1,0 +1,314 @@
+//! The interpreter: runs a computation instruction by instruction (operands are defined before
+//! use), frees each value after its last use, and hands element-wise instructions to
+//! [`crate::elementwise`]. Structural instructions: `parameter`, `constant`, `call`, `tuple`,
+//! `get-tuple-element`, `broadcast`, `copy`.
+
+use crate::elementwise;
+use crate::layout;
+use crate::parallel::Exec;
+use crate::value::Value;
+use crate::Fast;
+use conformance_spec::hlo::{HloComputation, HloInstruction};
+use conformance_spec::{BackendError, HloModule, Literal, Opcode, Shape};
+
+/// Nesting limit of `call`s (a module that calls itself is invalid HLO).
+const MAX_CALL_DEPTH: usize = 64;
+
+/// Runs the module's entry computation on `args` (one literal per parameter, any layout).
+pub(crate) fn execute(
+    fast: &Fast,
+    module: &HloModule,
+    args: &[Literal],
+) -> Result<Literal, BackendError> {
+    let exec = Exec::new(fast.parallel_threshold());
+    let entry = module.computations.get(module.entry).ok_or_else(|| {
+        BackendError::Invalid(format!(
+            "entry computation index {} out of range ({} computations)",
+            module.entry,
+            module.computations.len()
+        ))
+    })?;
+    let params = entry.parameters();
+    if params.len() != args.len() {
+        return Err(BackendError::Invalid(format!(
+            "computation `{}` has {} parameters but {} arguments were given",
+            entry.name,
+            params.len(),
+            args.len()
+        )));
+    }
+    for (p, a) in params.iter().zip(args) {
+        check_argument(&p.shape, &a.shape()).map_err(|why| {
+            BackendError::Invalid(format!(
+                "argument for parameter `{}` ({}) has shape {}: {why}",
+                p.name,
+                p.shape,
+                a.shape()
+            ))
+        })?;
+    }
+    let args: Vec<Value<'_>> = args.iter().map(Value::borrow).collect();
+    run(module, entry, &args, exec, 0)?.into_literal()
+}
+
+/// Checks an argument's shape against a parameter's: same element types and dimensions, any layout.
+fn check_argument(param: &Shape, arg: &Shape) -> Result<(), String> {
+    match (param, arg) {
+        (Shape::Array(p), Shape::Array(a)) => {
+            if p.compatible(a) {
+                Ok(())
+            } else {
+                Err("element type or dimensions differ".into())
+            }
+        }
+        (Shape::Tuple(p), Shape::Tuple(a)) if p.len() == a.len() => {
+            p.iter().zip(a).try_for_each(|(p, a)| check_argument(p, a))
+        }
+        (Shape::Token, Shape::Token) => Ok(()),
+        _ => Err("kinds of shape differ".into()),
+    }
+}
+
+/// Runs one computation with argument values; the result has the root's shape, layout included.
+fn run<'a>(
+    module: &'a HloModule,
+    comp: &'a HloComputation,
+    args: &[Value<'a>],
+    exec: Exec,
+    depth: usize,
+) -> Result<Value<'a>, BackendError> {
+    let n = comp.instructions.len();
+    if comp.root >= n {
+        return Err(BackendError::Invalid(format!(
+            "computation `{}`: root index {} out of range",
+            comp.name, comp.root
+        )));
+    }
+    // Index of the last instruction that reads each value.
+    let mut last_use = vec![0usize; n];
+    for (i, instr) in comp.instructions.iter().enumerate() {
+        for &o in &instr.operands {
+            if o >= i {
+                return Err(BackendError::Invalid(format!(
+                    "computation `{}`: instruction `{}` uses operand #{o}, which is not defined before it",
+                    comp.name, instr.name
+                )));
+            }
+            last_use[o] = i;
+        }
+    }
+    let mut values: Vec<Option<Value<'a>>> = vec![None; n];
+    for (i, instr) in comp.instructions.iter().enumerate() {
+        let operands: Vec<&Value<'a>> = instr
+            .operands
+            .iter()
+            .map(|&o| {
+                values[o].as_ref().ok_or_else(|| {
+                    BackendError::Failure(format!("value #{o} was freed before its use"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let value = eval_instruction(module, comp, instr, &operands, args, exec, depth)
+            .map_err(|e| with_context(e, comp, instr))?;
+        values[i] = Some(value);
+        for &o in &instr.operands {
+            if last_use[o] == i && o != comp.root {
+                values[o] = None;
+            }
+        }
+    }
+    let root = comp.root_instruction();
+    let value = values[comp.root]
+        .take()
+        .ok_or_else(|| BackendError::Failure("root value missing".into()))?;
+    conform(value, &root.shape, exec)
+}
+
+fn with_context(e: BackendError, comp: &HloComputation, instr: &HloInstruction) -> BackendError {
+    let ctx = |m: String| format!("{m} (instruction `{}` in `{}`)", instr.name, comp.name);
+    match e {
+        BackendError::Unsupported(m) => BackendError::Unsupported(ctx(m)),
+        BackendError::Invalid(m) => BackendError::Invalid(ctx(m)),
+        BackendError::Failure(m) => BackendError::Failure(ctx(m)),
+    }
+}
+
+/// Puts a value into the layout its instruction's shape declares (arguments may come in any layout).
+fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>, BackendError> {
+    match (value, shape) {
+        (Value::Array(a), Shape::Array(s)) => {
+            if a.shape() == s {
+                Ok(Value::Array(a))
+            } else if a.shape().compatible(s) {
+                Ok(Value::owned(layout::relayout(
+                    &a,
+                    &s.layout,
+                    exec.parallel(a.shape().element_count()),
+                )))
+            } else {
+                Err(BackendError::Invalid(format!(
+                    "value of shape {} where {s} is declared",
+                    a.shape()
+                )))
+            }
+        }
+        (Value::Splat { shape: vs, bits }, Shape::Array(s)) if vs.compatible(s) => {
+            Ok(Value::Splat {
+                shape: s.clone(),
+                bits,
+            })
+        }
+        (Value::Tuple(t), Shape::Tuple(ss)) if t.len() == ss.len() => Ok(Value::Tuple(
+            t.into_iter()
+                .zip(ss)
+                .map(|(v, s)| conform(v, s, exec))
+                .collect::<Result<_, _>>()?,
+        )),
+        (Value::Token, Shape::Token) => Ok(Value::Token),
+        (v, s) => Err(BackendError::Invalid(format!(
+            "value of shape {:?} where {s} is declared",
+            v.array_shape().map(|a| a.to_string())
+        ))),
+    }
+}
+
+fn eval_instruction<'a>(
+    module: &'a HloModule,
+    _comp: &'a HloComputation,
+    instr: &'a HloInstruction,
+    operands: &[&Value<'a>],
+    args: &[Value<'a>],
+    exec: Exec,
+    depth: usize,
+) -> Result<Value<'a>, BackendError> {
+    let arity = |k: usize| {
+        if operands.len() == k {
+            Ok(())
+        } else {
+            Err(BackendError::Invalid(format!(
+                "{} takes {k} operands, {} given",
+                instr.opcode,
+                operands.len()
+            )))
+        }
+    };
+    match instr.opcode {
+        Opcode::Parameter => {
+            arity(0)?;
+            let number = instr
+                .parameter_number
+                .ok_or_else(|| BackendError::Invalid("parameter without a number".into()))?;
+            let v = usize::try_from(number)
+                .ok()
+                .and_then(|k| args.get(k))
+                .ok_or_else(|| {
+                    BackendError::Invalid(format!(
+                        "parameter({number}) but {} arguments",
+                        args.len()
+                    ))
+                })?;
+            Ok(v.clone())
+        }
+        Opcode::Constant => {
+            arity(0)?;
+            let lit = instr
+                .literal
+                .as_ref()
+                .ok_or_else(|| BackendError::Invalid("constant without a literal".into()))?;
+            conform(Value::borrow(lit), &instr.shape, exec)
+        }
+        Opcode::Call => {
+            let callee = instr
+                .called_computations()
+                .first()
+                .and_then(|name| module.computation(name))
+                .ok_or_else(|| {
+                    BackendError::Invalid("call without a known `to_apply` computation".into())
+                })?;
+            if depth >= MAX_CALL_DEPTH {
+                return Err(BackendError::Invalid(format!(
+                    "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
+                )));
+            }
+            if callee.parameters().len() != operands.len() {
+                return Err(BackendError::Invalid(format!(
+                    "call of `{}` with {} operands for {} parameters",
+                    callee.name,
+                    operands.len(),
+                    callee.parameters().len()
+                )));
+            }
+            let call_args: Vec<Value<'a>> = operands.iter().map(|&v| v.clone()).collect();
+            let v = run(module, callee, &call_args, exec, depth + 1)?;
+            conform(v, &instr.shape, exec)
+        }
+        Opcode::Tuple => Ok(Value::Tuple(operands.iter().map(|&v| v.clone()).collect())),
+        Opcode::GetTupleElement => {
+            arity(1)?;
+            let index = instr
+                .attr_int("index")
+                .ok_or_else(|| BackendError::Invalid("get-tuple-element without index".into()))?;
+            match operands[0] {
+                Value::Tuple(t) => usize::try_from(index)
+                    .ok()
+                    .and_then(|k| t.get(k))
+                    .cloned()
+                    .ok_or_else(|| {
+                        BackendError::Invalid(format!(
+                            "index {index} out of range for a tuple of {}",
+                            t.len()
+                        ))
+                    }),
+                _ => Err(BackendError::Invalid(
+                    "get-tuple-element of a non-tuple".into(),
+                )),
+            }
+        }
+        Opcode::Broadcast => {
+            arity(1)?;
+            let result = array_shape(instr)?;
+            let dims = instr.attr_ints("dimensions").unwrap_or(&[]);
+            match operands[0] {
+                Value::Splat { shape, bits } => {
+                    layout::check_broadcast(shape, dims, result)?;
+                    Ok(Value::Splat {
+                        shape: result.clone(),
+                        bits: *bits,
+                    })
+                }
+                Value::Array(a) => {
+                    layout::check_broadcast(a.shape(), dims, result)?;
+                    if a.shape().element_count() == 1 {
+                        let bits = a.get_bits(&vec![0; a.shape().rank()]);
+                        Ok(Value::Splat {
+                            shape: result.clone(),
+                            bits,
+                        })
+                    } else {
+                        let parallel = exec.parallel(result.element_count());
+                        Ok(Value::owned(layout::broadcast(a, dims, result, parallel)?))
+                    }
+                }
+                _ => Err(BackendError::Invalid("broadcast of a non-array".into())),
+            }
+        }
+        Opcode::Copy => {
+            arity(1)?;
+            conform(operands[0].clone(), &instr.shape, exec)
+        }
+        op if elementwise::is_elementwise(op) => {
+            let out = elementwise::evaluate(instr, operands, exec)?;
+            Ok(Value::owned(out))
+        }
+        op => Err(BackendError::Unsupported(format!(
+            "opcode `{op}` is not implemented by the fast backend"
+        ))),
+    }
+}
+
+fn array_shape(instr: &HloInstruction) -> Result<&conformance_spec::ArrayShape, BackendError> {
+    instr
+        .shape
+        .as_array()
+        .ok_or_else(|| BackendError::Invalid(format!("{} must have an array shape", instr.opcode)))
+}
