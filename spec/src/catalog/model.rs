@@ -153,6 +153,21 @@ pub struct ImplementationDefined {
     pub element_types: Vec<String>,
 }
 
+/// How the error of a complex result element is measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ComplexError {
+    /// Each component in ULPs of that component's exact value (DESIGN.md).
+    #[default]
+    Componentwise,
+    /// Each component's error in ULPs of the *larger-magnitude* component of the exact value: a
+    /// normwise measure. Complex functions are computed from real ones whose rounding errors are
+    /// relative to |z|, so a component much smaller than the other (the real part of
+    /// rsqrt(1e-40 − 2.5i), say) carries an absolute error of a few ULPs of |z| in every
+    /// implementation short of a correctly rounded one.
+    Normwise,
+}
+
 /// Accuracy budget against the exact reference.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -169,6 +184,9 @@ pub struct Tolerance {
     /// any NaN matching any NaN (DESIGN.md, Comparison).
     #[serde(default)]
     pub exact_nan_bits: bool,
+    /// How complex results are measured (default: each component in ULPs of its own value).
+    #[serde(default)]
+    pub complex_error: ComplexError,
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,

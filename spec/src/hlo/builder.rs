@@ -268,7 +268,23 @@ impl ComputationBuilder {
         direction: &str,
         comparison_type: Option<&str>,
     ) -> Result<usize, BuildError> {
-        let (l, r) = self.broadcast_operands(lhs, rhs, &[])?;
+        self.compare_broadcast(lhs, rhs, &[], direction, comparison_type)
+    }
+
+    /// XlaBuilder's comparison form with `broadcast_dimensions` for operands of different rank
+    /// (seed 004, "Element-wise comparison operations"), lowered as in
+    /// [`ComputationBuilder::binary_broadcast`].
+    ///
+    /// Errors: as [`ComputationBuilder::compare`] and [`ComputationBuilder::binary_broadcast`].
+    pub fn compare_broadcast(
+        &mut self,
+        lhs: usize,
+        rhs: usize,
+        broadcast_dimensions: &[i64],
+        direction: &str,
+        comparison_type: Option<&str>,
+    ) -> Result<usize, BuildError> {
+        let (l, r) = self.broadcast_operands(lhs, rhs, broadcast_dimensions)?;
         let mut attributes = vec![Attribute {
             name: "direction".into(),
             value: AttrValue::Enum(direction.into()),

@@ -1,0 +1,195 @@
+//! Command-line interface: `conformance run | spec | check`.
+//!
+//! Exit status (DESIGN.md): 0 all agree, 1 discrepancies found, 2 bad input or usage,
+//! 3 internal error.
+
+use crate::generate::{Filters, GeneratorConfig};
+use crate::run::{self, Budget, RunOptions};
+use clap::{Parser, Subcommand};
+use conformance_spec::catalog::Catalog;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Tells tensor-compiler authors where their backend disagrees with XLA's operation semantics.
+#[derive(Parser, Debug)]
+#[command(name = "conformance", version, about)]
+pub struct Cli {
+    /// Catalog directory to use instead of the built-in catalog (spec/ops).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub catalog: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate cases from the catalog and compare backends with the reference.
+    Run(RunArgs),
+    /// List the catalog's operations, or show one entry.
+    Spec {
+        /// A catalog id (e.g. `exponential`, `compare-LT`).
+        id: Option<String>,
+    },
+    /// Validate input files: HLO text (`.hlo`, `.txt`) or catalog YAML (`.yaml`).
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Catalog ids or patterns (`*` wildcard), comma-separated; default: every operation.
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// Element types or classes (f32, bf16, s8, pred, float, integer, complex, f8, all), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub dtypes: Vec<String>,
+    /// Sweep seed: a case is a pure function of (seed, case index, catalog, generator config).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Number of cases (default: ten rounds over every selected (operation, element type) combination).
+    #[arg(long, conflicts_with = "time")]
+    pub cases: Option<u64>,
+    /// Run for this many seconds instead of a number of cases.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// Backends, comma-separated; the first is the one the others are compared with.
+    #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
+    pub backends: Vec<String>,
+    /// Append one JSON line per case to this file (flushed per case).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub results: Option<PathBuf>,
+    /// Run only this case index of the sweep (replays one case).
+    #[arg(long, value_name = "N")]
+    pub only_case: Option<u64>,
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Without `--cases` or `--time`, a sweep visits every selected combination this many times.
+pub const DEFAULT_ROUNDS: u64 = 10;
+
+/// Runs the CLI and returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err((code, msg)) => {
+            eprintln!("error: {msg}");
+            code
+        }
+    }
+}
+
+fn load_catalog(dir: &Option<PathBuf>) -> Result<Catalog, (i32, String)> {
+    match dir {
+        Some(d) => Catalog::load_dir(d).map_err(|e| (2, e.to_string())),
+        None => Catalog::builtin().map_err(|e| (3, format!("built-in catalog: {e}"))),
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
+    match cli.command {
+        Command::Run(args) => {
+            let catalog = load_catalog(&cli.catalog)?;
+            let filters = Filters {
+                ops: args.ops,
+                dtypes: args.dtypes,
+            };
+            let combos = crate::generate::plan(&catalog, &filters).map_err(|e| (2, e))?;
+            let budget = match (args.cases, args.time) {
+                (Some(n), _) => Budget::Cases(n),
+                (None, Some(t)) if t.is_finite() && t > 0.0 => Budget::Time(Duration::from_secs_f64(t)),
+                (None, Some(t)) => return Err((2, format!("--time: expected a positive number of seconds, got {t}"))),
+                (None, None) => Budget::Cases(DEFAULT_ROUNDS * combos.len() as u64),
+            };
+            let options = RunOptions {
+                seed: args.seed,
+                budget,
+                filters,
+                backends: args.backends,
+                results: args.results,
+                progress_bar: !args.no_progress && run::wants_progress_bar(),
+                generator: GeneratorConfig::default(),
+                only_case: args.only_case,
+            };
+            let mut stderr = std::io::stderr();
+            let summary = run::run(&catalog, &options, &mut stderr).map_err(|e| (2, e))?;
+            let mut stdout = std::io::stdout();
+            run::print_summary(&summary, &options, &mut stdout).map_err(|e| (3, e.to_string()))?;
+            Ok(summary.exit_code())
+        }
+        Command::Spec { id } => {
+            let catalog = load_catalog(&cli.catalog)?;
+            // Output to a closed pipe (`conformance spec | head`) ends quietly rather than panicking.
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            macro_rules! println {
+                ($($arg:tt)*) => {
+                    if writeln!(out, $($arg)*).is_err() {
+                        return Ok(0);
+                    }
+                };
+            }
+            match id {
+                None => {
+                    for op in catalog.ops() {
+                        println!("{:28} {:10} {}", op.id, catalog.family_of(&op.id).unwrap_or(""), op.summary);
+                    }
+                    Ok(0)
+                }
+                Some(id) => {
+                    let op = catalog.op(&id).ok_or_else(|| (2, format!("no catalog entry `{id}` (see `conformance spec`)")))?;
+                    let types: Vec<String> = catalog.element_types(op).iter().map(|t| t.to_string()).collect();
+                    println!("{} ({}; XlaBuilder {})\n  {}\n  source: {}\n  element types: {}", op.id, op.opcode, op.builder, op.summary, op.source, types.join(", "));
+                    for s in &op.special_values {
+                        println!("  special: ({}) = {}", s.inputs.join(", "), s.output);
+                    }
+                    for m in &op.implementation_defined {
+                        println!("  implementation-defined [{}]: {}", m.mask, m.description);
+                    }
+                    println!("  tolerance (ULPs): {:?}", op.tolerance.ulp);
+                    println!("  examples: {}", op.examples.len());
+                    Ok(0)
+                }
+            }
+        }
+        Command::Check { files } => {
+            let mut bad = 0;
+            for f in &files {
+                let text = match std::fs::read_to_string(f) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("{}: cannot read: {e}", f.display());
+                        bad += 1;
+                        continue;
+                    }
+                };
+                let is_yaml = f.extension().is_some_and(|e| e == "yaml" || e == "yml");
+                let result = if is_yaml {
+                    Catalog::from_sources(&[(f.display().to_string(), text)]).map(|_| ()).map_err(|e| e.to_string())
+                } else {
+                    conformance_spec::hlo::parse_module(&text)
+                        .map_err(|e| format!("{}:{e}", f.display()))
+                        .and_then(|m| conformance_spec::shape_inference::verify_module(&m).map_err(|e| format!("{}: {e}", f.display())))
+                };
+                match result {
+                    Ok(()) => println!("{}: ok", f.display()),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        bad += 1;
+                    }
+                }
+            }
+            Ok(if bad > 0 { 2 } else { 0 })
+        }
+    }
+}

@@ -1,0 +1,460 @@
+//! ULP-aware comparison of a backend's result with the reference's (DESIGN.md, "Comparison").
+//!
+//! Floats are compared by their distance in ULPs of the *result's* format, over the ordered-integer
+//! encoding (`FloatFormat::to_ordered`), so ±0, subnormals, ±inf and the largest finite value
+//! compare correctly in every format, bf16, f16 and f8 included; complex numbers component by
+//! component. NaN matches any NaN; −0 against +0 is a difference unless the catalog says otherwise;
+//! a subnormal expected where zero came back is classified as a subnormal flush. Integers and
+//! predicates compare exactly. Masked elements (implementation-defined) are counted, not compared.
+
+use conformance_spec::element_type::{ElementType, FloatClass, FloatFormat};
+use conformance_spec::index;
+use conformance_spec::literal::{complex_parts, format_element, ArrayLiteral, Literal};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The kind of a difference between two elements (or two results).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffClass {
+    /// Floats further apart than the budget (in ULPs of the result format).
+    Ulp,
+    /// One side NaN, the other not.
+    Nan,
+    /// −0 against +0.
+    ZeroSign,
+    /// A subnormal expected, zero received (a backend flushing subnormals).
+    SubnormalFlush,
+    /// Integers or predicates that differ.
+    Exact,
+    /// Element type or dimensions of the results differ.
+    Shape,
+}
+
+impl DiffClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffClass::Ulp => "ulp",
+            DiffClass::Nan => "nan",
+            DiffClass::ZeroSign => "zero-sign",
+            DiffClass::SubnormalFlush => "subnormal-flush",
+            DiffClass::Exact => "exact",
+            DiffClass::Shape => "shape",
+        }
+    }
+}
+
+impl fmt::Display for DiffClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What is allowed when comparing one result.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    /// Largest accepted distance in ULPs of the result's format (0: bit-exact up to NaN-ness).
+    pub ulps: u64,
+    /// −0 and +0 are interchangeable.
+    pub ignore_zero_sign: bool,
+    /// NaNs must match bit for bit (sign and payload), for operations that move bits without
+    /// arithmetic (select, real, imag, complex, bitcast-convert).
+    pub exact_nan_bits: bool,
+    /// Complex results: measure each component in ULPs of the larger exact component.
+    pub complex_normwise: bool,
+}
+
+/// One element that differs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementDiff {
+    /// Path of tuple indices to the array (empty for an array result).
+    pub tuple_index: Vec<usize>,
+    /// Multi-index of the element (dimension 0 first).
+    pub index: Vec<i64>,
+    pub element_type: String,
+    /// Raw bits, hex.
+    pub expected_bits: String,
+    pub got_bits: String,
+    /// The values in HLO literal syntax.
+    pub expected: String,
+    pub got: String,
+    /// Distance in ULPs of the result format (floats; the larger component for complex).
+    pub ulps: Option<u64>,
+    pub class: DiffClass,
+}
+
+/// The outcome of comparing a result with the expected one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Elements compared (masked ones excluded).
+    pub compared: usize,
+    /// Elements left to the implementation and not compared.
+    pub masked: usize,
+    /// Largest ULP distance over compared float elements, including those within budget.
+    pub max_ulps: u64,
+    /// Number of differing elements per class.
+    pub classes: BTreeMap<DiffClass, usize>,
+    /// The first differing elements (at most [`MAX_DIFFS`]).
+    pub diffs: Vec<ElementDiff>,
+}
+
+/// How many differing elements a comparison keeps in detail.
+pub const MAX_DIFFS: usize = 16;
+
+impl Comparison {
+    /// True when nothing differs beyond the budget.
+    pub fn agrees(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    fn record(&mut self, diff: ElementDiff) {
+        *self.classes.entry(diff.class).or_insert(0) += 1;
+        if self.diffs.len() < MAX_DIFFS {
+            self.diffs.push(diff);
+        }
+    }
+}
+
+/// Compares `got` with `expected`. `mask` (per array leaf, per logical element in row-major order;
+/// empty = nothing masked) marks implementation-defined elements.
+pub fn compare(expected: &Literal, got: &Literal, budget: &Budget, mask: &[Vec<bool>]) -> Comparison {
+    let mut out = Comparison::default();
+    let mut leaf = 0usize;
+    compare_rec(expected, got, budget, mask, &mut Vec::new(), &mut leaf, &mut out);
+    out
+}
+
+fn compare_rec(
+    expected: &Literal,
+    got: &Literal,
+    budget: &Budget,
+    mask: &[Vec<bool>],
+    path: &mut Vec<usize>,
+    leaf: &mut usize,
+    out: &mut Comparison,
+) {
+    match (expected, got) {
+        (Literal::Array(e), Literal::Array(g)) => {
+            let m = mask.get(*leaf).map(Vec::as_slice).unwrap_or(&[]);
+            *leaf += 1;
+            compare_arrays(e, g, budget, m, path, out);
+        }
+        (Literal::Tuple(e), Literal::Tuple(g)) if e.len() == g.len() => {
+            for (i, (a, b)) in e.iter().zip(g).enumerate() {
+                path.push(i);
+                compare_rec(a, b, budget, mask, path, leaf, out);
+                path.pop();
+            }
+        }
+        (Literal::Token, Literal::Token) => {}
+        _ => out.record(shape_diff(path, &expected.shape().to_string(), &got.shape().to_string())),
+    }
+}
+
+fn shape_diff(path: &[usize], expected: &str, got: &str) -> ElementDiff {
+    ElementDiff {
+        tuple_index: path.to_vec(),
+        index: vec![],
+        element_type: String::new(),
+        expected_bits: String::new(),
+        got_bits: String::new(),
+        expected: expected.to_string(),
+        got: got.to_string(),
+        ulps: None,
+        class: DiffClass::Shape,
+    }
+}
+
+fn compare_arrays(
+    e: &ArrayLiteral,
+    g: &ArrayLiteral,
+    budget: &Budget,
+    mask: &[bool],
+    path: &[usize],
+    out: &mut Comparison,
+) {
+    if !e.shape().compatible(g.shape()) {
+        let mut a = String::new();
+        let mut b = String::new();
+        let _ = e.shape().fmt_without_layout(&mut a);
+        let _ = g.shape().fmt_without_layout(&mut b);
+        out.record(shape_diff(path, &a, &b));
+        return;
+    }
+    let ty = e.element_type();
+    let e_bits = e.logical_bits();
+    let g_bits = g.logical_bits();
+    let mut position = 0usize;
+    index::for_each_index(e.dimensions(), |idx| {
+        let k = position;
+        position += 1;
+        if mask.get(k).copied().unwrap_or(false) {
+            out.masked += 1;
+            return;
+        }
+        out.compared += 1;
+        let (eb, gb) = (e_bits[k], g_bits[k]);
+        let verdict = element_verdict(ty, eb, gb, budget);
+        if let Some(u) = verdict.ulps {
+            out.max_ulps = out.max_ulps.max(u);
+        }
+        if let Some(class) = verdict.class {
+            out.record(ElementDiff {
+                tuple_index: path.to_vec(),
+                index: idx.to_vec(),
+                element_type: ty.to_string(),
+                expected_bits: hex_bits(ty, eb),
+                got_bits: hex_bits(ty, gb),
+                expected: format_element(ty, eb),
+                got: format_element(ty, gb),
+                ulps: verdict.ulps,
+                class,
+            });
+        }
+    });
+}
+
+fn hex_bits(ty: ElementType, bits: u128) -> String {
+    format!("0x{:0width$x}", bits, width = ty.byte_width() * 2)
+}
+
+/// The comparison of one element: its ULP distance (floats) and the class of difference, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElementVerdict {
+    pub ulps: Option<u64>,
+    pub class: Option<DiffClass>,
+}
+
+/// Compares one element's bits (see the module documentation for the rules).
+pub fn element_verdict(ty: ElementType, expected: u128, got: u128, budget: &Budget) -> ElementVerdict {
+    if ty.is_pred() || ty.is_integer() {
+        let w = ty.byte_width() * 8;
+        let mask = if w == 128 { u128::MAX } else { (1u128 << w) - 1 };
+        let same = expected & mask == got & mask;
+        return ElementVerdict {
+            ulps: None,
+            class: (!same).then_some(DiffClass::Exact),
+        };
+    }
+    let f = ty.float_format().expect("floating type");
+    if ty.is_complex() {
+        let (er, ei) = complex_parts(f, expected);
+        let (gr, gi) = complex_parts(f, got);
+        if budget.complex_normwise {
+            if let Some(v) = normwise_verdict(f, (er, ei), (gr, gi), budget) {
+                return v;
+            }
+        }
+        let a = float_verdict(f, er, gr, budget);
+        let b = float_verdict(f, ei, gi, budget);
+        let ulps = match (a.ulps, b.ulps) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        return ElementVerdict {
+            ulps,
+            class: a.class.or(b.class),
+        };
+    }
+    float_verdict(f, expected as u64, got as u64, budget)
+}
+
+/// The normwise verdict on a complex element whose four components are finite: each component's
+/// error in ULPs of the larger-magnitude exact component (`None` when some component is NaN or
+/// infinite, or the exact value is 0: those are judged component by component).
+fn normwise_verdict(f: FloatFormat, e: (u64, u64), g: (u64, u64), budget: &Budget) -> Option<ElementVerdict> {
+    let finite = |b: u64| matches!(f.classify(b), FloatClass::Normal | FloatClass::Subnormal | FloatClass::Zero);
+    if ![e.0, e.1, g.0, g.1].into_iter().all(finite) {
+        return None;
+    }
+    let (er, ei, gr, gi) = (f.decode(e.0), f.decode(e.1), f.decode(g.0), f.decode(g.1));
+    let scale = er.abs().max(ei.abs());
+    if scale == 0.0 {
+        return None;
+    }
+    // ULP of the format at the magnitude `scale` (never below the smallest subnormal).
+    let (_, exp) = conformance_spec::element_type::frexp(scale);
+    let ulp_exp = (exp - 1).max(f.min_normal_exponent()) - f.mantissa_bits as i32;
+    let ulp = conformance_spec::element_type::pow2(ulp_exp);
+    let err = ((er - gr).abs().max((ei - gi).abs()) / ulp).ceil();
+    let ulps = if err.is_finite() { err as u64 } else { u64::MAX };
+    // Signed zeros still count where a component is exactly zero on both sides.
+    let zero_sign = (e.0 != g.0 && er == 0.0 && gr == 0.0) || (e.1 != g.1 && ei == 0.0 && gi == 0.0);
+    let class = if ulps > budget.ulps {
+        Some(DiffClass::Ulp)
+    } else if zero_sign && !budget.ignore_zero_sign {
+        Some(DiffClass::ZeroSign)
+    } else {
+        None
+    };
+    Some(ElementVerdict { ulps: Some(ulps), class })
+}
+
+/// Distance in ULPs between two non-NaN values of a format.
+pub fn ulp_distance(f: FloatFormat, a: u64, b: u64) -> u64 {
+    f.to_ordered(a).abs_diff(f.to_ordered(b))
+}
+
+fn float_verdict(f: FloatFormat, e: u64, g: u64, budget: &Budget) -> ElementVerdict {
+    let (ce, cg) = (f.classify(e), f.classify(g));
+    let none = ElementVerdict {
+        ulps: Some(0),
+        class: None,
+    };
+    match (ce == FloatClass::Nan, cg == FloatClass::Nan) {
+        (true, true) if budget.exact_nan_bits && e != g => {
+            return ElementVerdict {
+                ulps: None,
+                class: Some(DiffClass::Nan),
+            }
+        }
+        (true, true) => return none,
+        (true, false) | (false, true) => {
+            return ElementVerdict {
+                ulps: None,
+                class: Some(DiffClass::Nan),
+            }
+        }
+        _ => {}
+    }
+    if ce == FloatClass::Zero && cg == FloatClass::Zero {
+        let differ = f.sign_bit(e) != f.sign_bit(g) && !budget.ignore_zero_sign;
+        return ElementVerdict {
+            ulps: Some(0),
+            class: differ.then_some(DiffClass::ZeroSign),
+        };
+    }
+    let ulps = ulp_distance(f, e, g);
+    if ce == FloatClass::Subnormal && cg == FloatClass::Zero && ulps > budget.ulps {
+        return ElementVerdict {
+            ulps: Some(ulps),
+            class: Some(DiffClass::SubnormalFlush),
+        };
+    }
+    ElementVerdict {
+        ulps: Some(ulps),
+        class: (ulps > budget.ulps).then_some(DiffClass::Ulp),
+    }
+}
+
+impl fmt::Display for ElementDiff {
+    /// `[1,2] expected 1.5 (0x3fc00000) got 1.5000001 (0x3fc00001), 1 ULP [ulp]`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.class == DiffClass::Shape {
+            return write!(f, "result shape: expected {} got {} [shape]", self.expected, self.got);
+        }
+        let idx: Vec<String> = self.index.iter().map(i64::to_string).collect();
+        write!(f, "[{}]", idx.join(","))?;
+        if !self.tuple_index.is_empty() {
+            write!(f, " (tuple element {:?})", self.tuple_index)?;
+        }
+        write!(
+            f,
+            " expected {} ({}) got {} ({})",
+            self.expected, self.expected_bits, self.got, self.got_bits
+        )?;
+        if let Some(u) = self.ulps {
+            write!(f, ", {u} ULP")?;
+        }
+        write!(f, " [{}]", self.class)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance_spec::{ArrayShape, Layout};
+
+    fn f32lit(v: &[f32]) -> Literal {
+        let bits: Vec<u128> = v.iter().map(|x| x.to_bits() as u128).collect();
+        ArrayLiteral::from_bits(ArrayShape::new(ElementType::F32, vec![v.len() as i64]), &bits)
+            .unwrap()
+            .into()
+    }
+
+    fn exact() -> Budget {
+        Budget::default()
+    }
+
+    #[test]
+    fn ulps_counted_across_zero_and_to_infinity() {
+        let b = exact();
+        let v = element_verdict(ElementType::F32, f32::MAX.to_bits() as u128, f32::INFINITY.to_bits() as u128, &b);
+        assert_eq!(v.ulps, Some(1));
+        assert_eq!(v.class, Some(DiffClass::Ulp));
+        let tiny = f32::from_bits(1);
+        let v = element_verdict(ElementType::F32, tiny.to_bits() as u128, (-tiny).to_bits() as u128, &b);
+        assert_eq!(v.ulps, Some(2));
+        let one = Budget { ulps: 1, ..exact() };
+        let v = element_verdict(ElementType::F32, 1f32.to_bits() as u128, 1.0000001f32.to_bits() as u128, &one);
+        assert_eq!((v.ulps, v.class), (Some(1), None));
+    }
+
+    #[test]
+    fn nan_zero_sign_and_flush_classes() {
+        let b = exact();
+        let nan = f32::NAN.to_bits() as u128;
+        let other_nan = 0xffc0_0001u128;
+        assert_eq!(element_verdict(ElementType::F32, nan, other_nan, &b).class, None);
+        let bitwise = Budget { exact_nan_bits: true, ..exact() };
+        assert_eq!(element_verdict(ElementType::F32, nan, other_nan, &bitwise).class, Some(DiffClass::Nan));
+        assert_eq!(element_verdict(ElementType::F32, nan, nan, &bitwise).class, None);
+        assert_eq!(element_verdict(ElementType::F32, nan, 0, &b).class, Some(DiffClass::Nan));
+        let neg0 = (-0f32).to_bits() as u128;
+        assert_eq!(element_verdict(ElementType::F32, 0, neg0, &b).class, Some(DiffClass::ZeroSign));
+        let lax = Budget { ignore_zero_sign: true, ..exact() };
+        assert_eq!(element_verdict(ElementType::F32, 0, neg0, &lax).class, None);
+        let sub = 0x0041_edc4u128; // exp(-88) in f32: subnormal
+        assert_eq!(element_verdict(ElementType::F32, sub, 0, &b).class, Some(DiffClass::SubnormalFlush));
+    }
+
+    #[test]
+    fn narrow_formats_and_complex() {
+        let b = exact();
+        // bf16: 1.0 = 0x3f80, next = 0x3f81: 1 ULP.
+        assert_eq!(element_verdict(ElementType::Bf16, 0x3f80, 0x3f81, &b).ulps, Some(1));
+        // f8e4m3fn: max finite 0x7e against NaN 0x7f is a NaN difference, not 1 ULP.
+        assert_eq!(element_verdict(ElementType::F8E4M3FN, 0x7e, 0x7f, &b).class, Some(DiffClass::Nan));
+        // c64: real part exact, imaginary 2 ULP off.
+        let e = (1f32.to_bits() as u128) | ((2f32.to_bits() as u128) << 32);
+        let g = (1f32.to_bits() as u128) | (((2f32.to_bits() + 2) as u128) << 32);
+        let v = element_verdict(ElementType::C64, e, g, &b);
+        assert_eq!((v.ulps, v.class), (Some(2), Some(DiffClass::Ulp)));
+        // Normwise: a tiny real part off by many of its own ULPs is within 1 ULP of |z| ~ 6.
+        let e = (1.78e-43f32.to_bits() as u128) | (((-6.3339224f32).to_bits() as u128) << 32);
+        let g = (3.9e-16f32.to_bits() as u128) | (((-6.3339224f32).to_bits() as u128) << 32);
+        let componentwise = element_verdict(ElementType::C64, e, g, &Budget { ulps: 4, ..exact() });
+        assert_eq!(componentwise.class, Some(DiffClass::Ulp));
+        let normwise = Budget { ulps: 4, complex_normwise: true, ..exact() };
+        let v = element_verdict(ElementType::C64, e, g, &normwise);
+        assert_eq!((v.ulps, v.class), (Some(1), None));
+        // ... but an error of 5 ULPs of |z| in the small component is not.
+        let big = (-6.3339224f32 + 5.0 * 4.7683716e-7) as f64;
+        let g = ((((big + 6.3339224) as f32).to_bits()) as u128) | (((-6.3339224f32).to_bits() as u128) << 32);
+        let v = element_verdict(ElementType::C64, e, g, &normwise);
+        assert_eq!(v.class, Some(DiffClass::Ulp));
+        assert_eq!(element_verdict(ElementType::S32, 5, 5, &b).class, None);
+        assert_eq!(element_verdict(ElementType::S32, 5, 6, &b).class, Some(DiffClass::Exact));
+    }
+
+    #[test]
+    fn arrays_masks_layouts_and_shapes() {
+        let e = f32lit(&[1.0, 2.0, 3.0]);
+        let g = f32lit(&[1.0, 2.5, 3.0]);
+        let c = compare(&e, &g, &exact(), &[]);
+        assert!(!c.agrees());
+        assert_eq!(c.diffs[0].index, vec![1]);
+        assert_eq!(c.diffs[0].expected, "2");
+        let masked = compare(&e, &g, &exact(), &[vec![false, true, false]]);
+        assert!(masked.agrees());
+        assert_eq!((masked.compared, masked.masked), (2, 1));
+        // Layout does not matter, only logical values.
+        let m = ArrayLiteral::from_bits(ArrayShape::new(ElementType::F32, vec![2, 2]), &[1, 2, 3, 4]).unwrap();
+        let t = m.relayout(Layout::new(vec![0, 1]));
+        assert!(compare(&m.clone().into(), &t.into(), &exact(), &[]).agrees());
+        let other = f32lit(&[1.0, 2.0]);
+        let c = compare(&e, &other, &exact(), &[]);
+        assert_eq!(c.classes.get(&DiffClass::Shape), Some(&1));
+    }
+}

@@ -1,0 +1,182 @@
+//! Case generation from the catalog: plain library code, independent of any fuzzing engine.
+//!
+//! A sweep is a list of *combos* (catalog entry × element type, × target type for conversions);
+//! case `i` of a sweep with seed `s` uses combo `i mod n` and a generator seeded from `(s, i)`, so
+//! every case is a pure function of (seed, case index, catalog, generator config).
+
+pub mod elementwise;
+pub mod rng;
+pub mod shapes;
+pub mod values;
+
+use conformance_spec::catalog::{resolve_element_types, Catalog, Signature};
+use conformance_spec::element_type::ElementType;
+use conformance_spec::hlo::{HloModule, Opcode};
+use conformance_spec::literal::Literal;
+use rng::Rng;
+use shapes::ShapeConfig;
+use values::ValueClass;
+
+/// What a sweep may generate (shapes, layouts, value classes).
+#[derive(Clone, Debug)]
+pub struct GeneratorConfig {
+    pub shapes: ShapeConfig,
+    pub values: Vec<ValueClass>,
+}
+
+impl Default for GeneratorConfig {
+    fn default() -> GeneratorConfig {
+        GeneratorConfig {
+            shapes: ShapeConfig::default(),
+            values: ValueClass::ALL.to_vec(),
+        }
+    }
+}
+
+/// One cell of the sweep: a catalog entry on an element type (and a target type for conversions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Combo {
+    /// Index into `Catalog::ops()`.
+    pub op_index: usize,
+    pub element_type: ElementType,
+    pub target_type: Option<ElementType>,
+}
+
+/// Which catalog entries and element types a sweep covers.
+#[derive(Clone, Debug, Default)]
+pub struct Filters {
+    /// Catalog ids or patterns with `*` (e.g. `compare-*`, `*exp*`); empty = every entry.
+    pub ops: Vec<String>,
+    /// Element type names or classes (`f32`, `float`, `integer`, ...); empty = every type.
+    pub dtypes: Vec<String>,
+}
+
+/// Matches `text` against a pattern where `*` stands for any run of characters.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The combos of a sweep, in catalog order then element-type order.
+///
+/// Errors: a filter that names an unknown element type or class, or matches no catalog entry.
+pub fn plan(catalog: &Catalog, filters: &Filters) -> Result<Vec<Combo>, String> {
+    let allowed_types = if filters.dtypes.is_empty() {
+        ElementType::ALL.to_vec()
+    } else {
+        resolve_element_types(&filters.dtypes).map_err(|bad| {
+            format!("--dtypes: unknown element type or class `{bad}` (expected e.g. f32, bf16, s8, pred, float, integer, complex, f8, all)")
+        })?
+    };
+    for pattern in &filters.ops {
+        if !catalog.ops().iter().any(|op| glob_match(pattern, &op.id)) {
+            return Err(format!("--ops: `{pattern}` matches no catalog entry (see `conformance spec`)"));
+        }
+    }
+    let mut combos = Vec::new();
+    for (op_index, op) in catalog.ops().iter().enumerate() {
+        if !filters.ops.is_empty() && !filters.ops.iter().any(|p| glob_match(p, &op.id)) {
+            continue;
+        }
+        let types = catalog.element_types(op);
+        for &ty in types.iter().filter(|t| allowed_types.contains(t)) {
+            if op.signature == Signature::Convert {
+                for to in catalog.result_element_types(op, ty) {
+                    combos.push(Combo {
+                        op_index,
+                        element_type: ty,
+                        target_type: Some(to),
+                    });
+                }
+            } else {
+                combos.push(Combo {
+                    op_index,
+                    element_type: ty,
+                    target_type: None,
+                });
+            }
+        }
+    }
+    Ok(combos)
+}
+
+/// A generated case: a module and its arguments, with where it came from.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub seed: u64,
+    pub index: u64,
+    /// Catalog id of the operation under test.
+    pub op_id: String,
+    /// Summary row: the catalog id, plus `->target` for conversions.
+    pub row: String,
+    pub element_type: ElementType,
+    pub target_type: Option<ElementType>,
+    pub module: HloModule,
+    pub args: Vec<Literal>,
+}
+
+/// Builds case `index` of the sweep `(seed, combos)`.
+///
+/// Errors: the generator produced an invalid module (a bug, reported with the case's coordinates).
+pub fn case(catalog: &Catalog, combos: &[Combo], config: &GeneratorConfig, seed: u64, index: u64) -> Result<Case, String> {
+    let combo = &combos[(index % combos.len() as u64) as usize];
+    let op = &catalog.ops()[combo.op_index];
+    let mut rng = Rng::for_case(seed, index);
+    let spec = elementwise::CaseSpec {
+        op,
+        element_type: combo.element_type,
+        target_type: combo.target_type,
+        shapes: &config.shapes,
+        values: &config.values,
+    };
+    let built = if op.opcode == Opcode::ReducePrecision.name() {
+        elementwise::build_reduce_precision(&mut rng, &spec)
+    } else {
+        elementwise::build(&mut rng, &spec)
+    }
+    .map_err(|e| format!("generator error (seed {seed}, case {index}): {e}"))?;
+    let row = match combo.target_type {
+        Some(t) => format!("{}->{}", op.id, t),
+        None => op.id.clone(),
+    };
+    Ok(Case {
+        seed,
+        index,
+        op_id: op.id.clone(),
+        row,
+        element_type: combo.element_type,
+        target_type: combo.target_type,
+        module: built.module,
+        args: built.args,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("add", "add"));
+        assert!(!glob_match("add", "add2"));
+        assert!(glob_match("compare-*", "compare-LT"));
+        assert!(glob_match("*exp*", "exponential-minus-one"));
+        assert!(glob_match("*", "anything"));
+        assert!(!glob_match("a*b*c", "acb"));
+        assert!(glob_match("a*b*c", "a-b-c"));
+    }
+}

@@ -1,0 +1,10 @@
+//! `conformance`: the differential harness. Generates cases from the catalog, runs them on the
+//! exact reference and on other backends, compares results ULP-aware under the catalog's
+//! tolerance, and reports.
+
+pub mod backends;
+pub mod check;
+pub mod cli;
+pub mod compare;
+pub mod generate;
+pub mod run;
