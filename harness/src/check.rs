@@ -47,7 +47,11 @@ pub struct CaseOutcome {
 }
 
 /// Runs `execute` and turns a panic into an error.
-pub fn execute_guarded(backend: &dyn Backend, module: &HloModule, args: &[Literal]) -> (Result<Literal, BackendError>, u64) {
+pub fn execute_guarded(
+    backend: &dyn Backend,
+    module: &HloModule,
+    args: &[Literal],
+) -> (Result<Literal, BackendError>, u64) {
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| backend.execute(module, args)));
     let micros = start.elapsed().as_micros() as u64;
@@ -86,8 +90,16 @@ pub fn result_type(module: &HloModule) -> Option<ElementType> {
 }
 
 /// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with it.
-pub fn check(catalog: &Catalog, op: &OpEntry, module: &HloModule, args: &[Literal], backends: &[&dyn Backend]) -> CaseOutcome {
-    let (reference, rest) = backends.split_first().expect("at least the reference backend");
+pub fn check(
+    catalog: &Catalog,
+    op: &OpEntry,
+    module: &HloModule,
+    args: &[Literal],
+    backends: &[&dyn Backend],
+) -> CaseOutcome {
+    let (reference, rest) = backends
+        .split_first()
+        .expect("at least the reference backend");
     let (expected, reference_micros) = execute_guarded(*reference, module, args);
     let expected = match expected {
         Ok(e) => e,
@@ -120,7 +132,11 @@ pub fn check(catalog: &Catalog, op: &OpEntry, module: &HloModule, args: &[Litera
                     let c = compare(&expected, &got, &budget, &mask);
                     BackendOutcome {
                         backend: b.name().to_string(),
-                        verdict: if c.agrees() { Verdict::Pass } else { Verdict::Fail },
+                        verdict: if c.agrees() {
+                            Verdict::Pass
+                        } else {
+                            Verdict::Fail
+                        },
                         comparison: Some(c),
                         error: None,
                         micros,
@@ -150,14 +166,22 @@ pub fn check(catalog: &Catalog, op: &OpEntry, module: &HloModule, args: &[Litera
 /// `implementation_defined` mask of the entry applies to the root's operand values there.
 /// The operand values are computed by the reference (`reference` runs the entry computation with
 /// each operand as root). Returns one vector for an array result, none when nothing can be masked.
-pub fn element_mask(catalog: &Catalog, op: &OpEntry, module: &HloModule, args: &[Literal], reference: &dyn Backend) -> Vec<Vec<bool>> {
+pub fn element_mask(
+    catalog: &Catalog,
+    op: &OpEntry,
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+) -> Vec<Vec<bool>> {
     let _ = catalog;
     if op.implementation_defined.is_empty() {
         return vec![];
     }
     let entry = module.entry_computation();
     let root = entry.root_instruction();
-    let Some(out_shape) = root.shape.as_array() else { return vec![] };
+    let Some(out_shape) = root.shape.as_array() else {
+        return vec![];
+    };
     let mut operands: Vec<conformance_spec::ArrayLiteral> = Vec::new();
     for &o in &root.operands {
         let mut sub = module.clone();
@@ -196,9 +220,16 @@ pub fn element_mask(catalog: &Catalog, op: &OpEntry, module: &HloModule, args: &
                 0
             };
         }
-        let masked = applicable
-            .iter()
-            .any(|m| masks::mask_applies(m, root.opcode, &root.attributes, &input_types, &inputs, out_shape.element_type));
+        let masked = applicable.iter().any(|m| {
+            masks::mask_applies(
+                m,
+                root.opcode,
+                &root.attributes,
+                &input_types,
+                &inputs,
+                out_shape.element_type,
+            )
+        });
         mask.push(masked);
     });
     vec![mask]

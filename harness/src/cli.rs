@@ -107,8 +107,15 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             let combos = crate::generate::plan(&catalog, &filters).map_err(|e| (2, e))?;
             let budget = match (args.cases, args.time) {
                 (Some(n), _) => Budget::Cases(n),
-                (None, Some(t)) if t.is_finite() && t > 0.0 => Budget::Time(Duration::from_secs_f64(t)),
-                (None, Some(t)) => return Err((2, format!("--time: expected a positive number of seconds, got {t}"))),
+                (None, Some(t)) if t.is_finite() && t > 0.0 => {
+                    Budget::Time(Duration::from_secs_f64(t))
+                }
+                (None, Some(t)) => {
+                    return Err((
+                        2,
+                        format!("--time: expected a positive number of seconds, got {t}"),
+                    ))
+                }
                 (None, None) => Budget::Cases(DEFAULT_ROUNDS * combos.len() as u64),
             };
             let options = RunOptions {
@@ -142,14 +149,36 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             match id {
                 None => {
                     for op in catalog.ops() {
-                        println!("{:28} {:10} {}", op.id, catalog.family_of(&op.id).unwrap_or(""), op.summary);
+                        println!(
+                            "{:28} {:10} {}",
+                            op.id,
+                            catalog.family_of(&op.id).unwrap_or(""),
+                            op.summary
+                        );
                     }
                     Ok(0)
                 }
                 Some(id) => {
-                    let op = catalog.op(&id).ok_or_else(|| (2, format!("no catalog entry `{id}` (see `conformance spec`)")))?;
-                    let types: Vec<String> = catalog.element_types(op).iter().map(|t| t.to_string()).collect();
-                    println!("{} ({}; XlaBuilder {})\n  {}\n  source: {}\n  element types: {}", op.id, op.opcode, op.builder, op.summary, op.source, types.join(", "));
+                    let op = catalog.op(&id).ok_or_else(|| {
+                        (
+                            2,
+                            format!("no catalog entry `{id}` (see `conformance spec`)"),
+                        )
+                    })?;
+                    let types: Vec<String> = catalog
+                        .element_types(op)
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect();
+                    println!(
+                        "{} ({}; XlaBuilder {})\n  {}\n  source: {}\n  element types: {}",
+                        op.id,
+                        op.opcode,
+                        op.builder,
+                        op.summary,
+                        op.source,
+                        types.join(", ")
+                    );
                     for s in &op.special_values {
                         println!("  special: ({}) = {}", s.inputs.join(", "), s.output);
                     }
@@ -175,11 +204,16 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 };
                 let is_yaml = f.extension().is_some_and(|e| e == "yaml" || e == "yml");
                 let result = if is_yaml {
-                    Catalog::from_sources(&[(f.display().to_string(), text)]).map(|_| ()).map_err(|e| e.to_string())
+                    Catalog::from_sources(&[(f.display().to_string(), text)])
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
                 } else {
                     conformance_spec::hlo::parse_module(&text)
                         .map_err(|e| format!("{}:{e}", f.display()))
-                        .and_then(|m| conformance_spec::shape_inference::verify_module(&m).map_err(|e| format!("{}: {e}", f.display())))
+                        .and_then(|m| {
+                            conformance_spec::shape_inference::verify_module(&m)
+                                .map_err(|e| format!("{}: {e}", f.display()))
+                        })
                 };
                 match result {
                     Ok(()) => println!("{}: ok", f.display()),

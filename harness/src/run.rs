@@ -96,7 +96,11 @@ impl RunSummary {
 /// Runs a sweep. `log` receives progress lines when no progress bar is shown.
 ///
 /// Errors: bad filters or backend names (exit status 2), or the results file cannot be written.
-pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Result<RunSummary, String> {
+pub fn run(
+    catalog: &Catalog,
+    options: &RunOptions,
+    log: &mut dyn Write,
+) -> Result<RunSummary, String> {
     let combos = generate::plan(catalog, &options.filters)?;
     if combos.is_empty() {
         return Err("the filters select no (operation, element type) combination".to_string());
@@ -107,7 +111,9 @@ pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Resu
         .map(|n| backends::by_name(n))
         .collect::<Result<_, _>>()?;
     if owned.len() < 2 {
-        return Err("--backends needs at least two backends (the first is the reference)".to_string());
+        return Err(
+            "--backends needs at least two backends (the first is the reference)".to_string(),
+        );
     }
     let backends: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
     let mut results = match &options.results {
@@ -144,8 +150,10 @@ pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Resu
             None => indicatif::ProgressBar::new_spinner(),
         };
         pb.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos} cases {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos} cases {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         pb
     });
@@ -174,10 +182,15 @@ pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Resu
         let records: Vec<Result<CaseRecord, String>> = (next..end)
             .into_par_iter()
             .map(|index| {
-                let case = generate::case(catalog, &combos, &options.generator, options.seed, index)?;
+                let case =
+                    generate::case(catalog, &combos, &options.generator, options.seed, index)?;
                 let op = catalog.op(&case.op_id).ok_or("op vanished")?;
                 let outcome = check(catalog, op, &case.module, &case.args, &backends);
-                let passed = outcome.reference_error.is_none() && outcome.outcomes.iter().all(|o| o.verdict == Verdict::Pass || o.verdict == Verdict::Unsupported);
+                let passed = outcome.reference_error.is_none()
+                    && outcome
+                        .outcomes
+                        .iter()
+                        .all(|o| o.verdict == Verdict::Pass || o.verdict == Verdict::Unsupported);
                 Ok(CaseRecord {
                     seed: case.seed,
                     index: case.index,
@@ -203,7 +216,9 @@ pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Resu
             };
             if let Some(w) = results.as_mut() {
                 let line = serde_json::to_string(&record).map_err(|e| e.to_string())?;
-                writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|e| format!("writing results: {e}"))?;
+                writeln!(w, "{line}")
+                    .and_then(|_| w.flush())
+                    .map_err(|e| format!("writing results: {e}"))?;
             }
             tally(&mut summary, record);
         }
@@ -212,7 +227,13 @@ pub fn run(catalog: &Catalog, options: &RunOptions, log: &mut dyn Write) -> Resu
             pb.set_position(next);
             pb.set_message(failure_message(&summary));
         } else if last_line.elapsed() > Duration::from_secs(10) {
-            let _ = writeln!(log, "{} cases, {:.0}s, {}", next, start.elapsed().as_secs_f64(), failure_message(&summary));
+            let _ = writeln!(
+                log,
+                "{} cases, {:.0}s, {}",
+                next,
+                start.elapsed().as_secs_f64(),
+                failure_message(&summary)
+            );
             last_line = Instant::now();
         }
     }
@@ -261,7 +282,11 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
 }
 
 /// Prints the op × element type table for each compared backend, then the first failures.
-pub fn print_summary(summary: &RunSummary, options: &RunOptions, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn print_summary(
+    summary: &RunSummary,
+    options: &RunOptions,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut dtypes: Vec<String> = Vec::new();
     for t in conformance_spec::ElementType::ALL {
         if summary.cells.keys().any(|(_, d, _)| d == t.hlo_name()) {
@@ -270,7 +295,13 @@ pub fn print_summary(summary: &RunSummary, options: &RunOptions, out: &mut dyn W
     }
     for backend in options.backends.iter().skip(1) {
         writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `E<n>` errors, `U` unsupported, `.` no case", backend, options.backends[0])?;
-        let width = summary.row_order.iter().map(String::len).max().unwrap_or(4).max(4);
+        let width = summary
+            .row_order
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(4)
+            .max(4);
         write!(out, "{:width$}", "op")?;
         for d in &dtypes {
             write!(out, " {d:>7}")?;
@@ -279,7 +310,11 @@ pub fn print_summary(summary: &RunSummary, options: &RunOptions, out: &mut dyn W
         for row in &summary.row_order {
             let cells: Vec<Option<&CellStats>> = dtypes
                 .iter()
-                .map(|d| summary.cells.get(&(row.clone(), d.clone(), backend.clone())))
+                .map(|d| {
+                    summary
+                        .cells
+                        .get(&(row.clone(), d.clone(), backend.clone()))
+                })
                 .collect();
             if cells.iter().all(Option::is_none) {
                 continue;
@@ -298,15 +333,18 @@ pub fn print_summary(summary: &RunSummary, options: &RunOptions, out: &mut dyn W
             writeln!(out)?;
         }
     }
-    let totals = summary.cells.values().fold(CellStats::default(), |mut t, c| {
-        t.cases += c.cases;
-        t.pass += c.pass;
-        t.fail += c.fail;
-        t.error += c.error;
-        t.unsupported += c.unsupported;
-        t.masked_elements += c.masked_elements;
-        t
-    });
+    let totals = summary
+        .cells
+        .values()
+        .fold(CellStats::default(), |mut t, c| {
+            t.cases += c.cases;
+            t.pass += c.pass;
+            t.fail += c.fail;
+            t.error += c.error;
+            t.unsupported += c.unsupported;
+            t.masked_elements += c.masked_elements;
+            t
+        });
     writeln!(
         out,
         "\n{} cases in {:.1}s (seed {}): {} comparisons, {} pass, {} fail, {} error, {} unsupported; {} implementation-defined elements masked",
@@ -324,8 +362,21 @@ pub fn print_summary(summary: &RunSummary, options: &RunOptions, out: &mut dyn W
         writeln!(out, "internal error: {e}")?;
     }
     for r in summary.failures.iter().take(10) {
-        for o in r.outcomes.iter().filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error)) {
-            writeln!(out, "\nFAIL {} {} on {} (seed {}, case {}); replay: {}", r.row, r.dtype, o.backend, r.seed, r.index, replay_command(options, r.index))?;
+        for o in r
+            .outcomes
+            .iter()
+            .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error))
+        {
+            writeln!(
+                out,
+                "\nFAIL {} {} on {} (seed {}, case {}); replay: {}",
+                r.row,
+                r.dtype,
+                o.backend,
+                r.seed,
+                r.index,
+                replay_command(options, r.index)
+            )?;
             if let Some(e) = &o.error {
                 writeln!(out, "  error: {e}")?;
             }
@@ -356,7 +407,10 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
     if !options.filters.dtypes.is_empty() {
         cmd += &format!(" --dtypes {}", options.filters.dtypes.join(","));
     }
-    cmd += &format!(" --backends {} --only-case {index}", options.backends.join(","));
+    cmd += &format!(
+        " --backends {} --only-case {index}",
+        options.backends.join(",")
+    );
     cmd
 }
 

@@ -20,13 +20,18 @@ fn every_catalog_example_passes_on_every_backend() {
     let mut count = 0;
     for op in catalog.ops() {
         for ex in &op.examples {
-            let module = parse_module(&ex.hlo).unwrap_or_else(|e| panic!("{} / {}: {e}", op.id, ex.name));
+            let module =
+                parse_module(&ex.hlo).unwrap_or_else(|e| panic!("{} / {}: {e}", op.id, ex.name));
             let args: Vec<_> = ex
                 .inputs
                 .iter()
-                .map(|t| parse_literal(t).unwrap_or_else(|e| panic!("{} / {}: input {t}: {e}", op.id, ex.name)))
+                .map(|t| {
+                    parse_literal(t)
+                        .unwrap_or_else(|e| panic!("{} / {}: input {t}: {e}", op.id, ex.name))
+                })
                 .collect();
-            let expected = parse_literal(&ex.expected).unwrap_or_else(|e| panic!("{} / {}: expected: {e}", op.id, ex.name));
+            let expected = parse_literal(&ex.expected)
+                .unwrap_or_else(|e| panic!("{} / {}: expected: {e}", op.id, ex.name));
             for b in backends() {
                 if op.unsupported.contains_key(b.name()) {
                     continue;
@@ -42,17 +47,34 @@ fn every_catalog_example_passes_on_every_backend() {
                     Ok(got) => {
                         let c = compare(&expected, &got, &budget, &[]);
                         if !c.agrees() {
-                            let first: Vec<String> = c.diffs.iter().take(3).map(|d| d.to_string()).collect();
-                            failures.push(format!("{} / {} on {}: {}", op.id, ex.name, b.name(), first.join("; ")));
+                            let first: Vec<String> =
+                                c.diffs.iter().take(3).map(|d| d.to_string()).collect();
+                            failures.push(format!(
+                                "{} / {} on {}: {}",
+                                op.id,
+                                ex.name,
+                                b.name(),
+                                first.join("; ")
+                            ));
                         }
                     }
-                    Err(e) => failures.push(format!("{} / {} on {}: {e}", op.id, ex.name, b.name())),
+                    Err(e) => {
+                        failures.push(format!("{} / {} on {}: {e}", op.id, ex.name, b.name()))
+                    }
                 }
             }
         }
     }
-    assert!(count > 100, "only {count} example runs: the catalog lost its examples?");
-    assert!(failures.is_empty(), "{} example failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        count > 100,
+        "only {count} example runs: the catalog lost its examples?"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} example failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

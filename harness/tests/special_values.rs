@@ -26,7 +26,8 @@ fn scalar_module(op: &OpEntry, ty: ElementType) -> Option<HloModule> {
             let y = b.parameter(scalar(ty)).ok()?;
             if opcode == Opcode::Compare {
                 let dir = op.attributes.get("direction")?;
-                b.compare(x, y, dir, op.attributes.get("type").map(String::as_str)).ok()?
+                b.compare(x, y, dir, op.attributes.get("type").map(String::as_str))
+                    .ok()?
             } else {
                 b.binary(opcode, x, y).ok()?
             }
@@ -60,11 +61,18 @@ fn special_values_hold_on_every_backend() {
             let types = if sv.element_types.is_empty() {
                 op_types.clone()
             } else {
-                let listed = resolve_element_types(&sv.element_types).expect("validated by the loader");
-                op_types.iter().copied().filter(|t| listed.contains(t)).collect()
+                let listed =
+                    resolve_element_types(&sv.element_types).expect("validated by the loader");
+                op_types
+                    .iter()
+                    .copied()
+                    .filter(|t| listed.contains(t))
+                    .collect()
             };
             for ty in types {
-                let Some(module) = scalar_module(op, ty) else { continue };
+                let Some(module) = scalar_module(op, ty) else {
+                    continue;
+                };
                 let params = module.entry_computation().parameter_shapes();
                 let args: Vec<Literal> = params
                     .iter()
@@ -77,7 +85,8 @@ fn special_values_hold_on_every_backend() {
                     })
                     .collect();
                 let out_ty = conformance::check::result_type(&module).expect("array result");
-                let want = parse_element(out_ty, &sv.output).unwrap_or_else(|e| panic!("{} {ty}: output {}: {e}", op.id, sv.output));
+                let want = parse_element(out_ty, &sv.output)
+                    .unwrap_or_else(|e| panic!("{} {ty}: output {}: {e}", op.id, sv.output));
                 let expected = Literal::Array(ArrayLiteral::scalar_bits(out_ty, want));
                 for b in &backends {
                     if op.unsupported.contains_key(b.name()) {
@@ -104,12 +113,22 @@ fn special_values_hold_on_every_backend() {
                                 ));
                             }
                         }
-                        Err(e) => failures.push(format!("{}({}) on {ty}, {}: {e}", op.id, sv.inputs.join(", "), b.name())),
+                        Err(e) => failures.push(format!(
+                            "{}({}) on {ty}, {}: {e}",
+                            op.id,
+                            sv.inputs.join(", "),
+                            b.name()
+                        )),
                     }
                 }
             }
         }
     }
     assert!(checked > 200, "only {checked} special-value checks");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -679,7 +679,8 @@ impl<'a> Rules<'a> {
         operand: ElementType,
         result: ElementType,
     ) -> Result<(), ShapeInferenceError> {
-        element_types_ok(self.opcode, self.attributes, operand, result).map_err(|m| self.type_error(m))
+        element_types_ok(self.opcode, self.attributes, operand, result)
+            .map_err(|m| self.type_error(m))
     }
 
     fn same_dimensions(

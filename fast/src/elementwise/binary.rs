@@ -364,8 +364,9 @@ fn integer(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
         ElementType::Pred => {
             let (a, b) = (ctx.operands[0].typed::<u8>(), ctx.operands[1].typed::<u8>());
             mono2!(ctx, a.view(), b.view(), u8, op, {
-                Opcode::And | Opcode::Minimum => |a: u8, b: u8| ((a != 0) & (b != 0)) as u8,
-                Opcode::Or | Opcode::Maximum => |a: u8, b: u8| ((a != 0) | (b != 0)) as u8,
+                // PRED add is OR and multiply is AND (StableHLO's add/multiply on i1).
+                Opcode::And | Opcode::Minimum | Opcode::Multiply => |a: u8, b: u8| ((a != 0) & (b != 0)) as u8,
+                Opcode::Or | Opcode::Maximum | Opcode::Add => |a: u8, b: u8| ((a != 0) | (b != 0)) as u8,
                 Opcode::Xor => |a: u8, b: u8| ((a != 0) ^ (b != 0)) as u8,
             })
         }

@@ -16,6 +16,9 @@ pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
         "reference" => Ok(Box::new(Reference)),
         "fast" => Ok(Box::new(Fast::new())),
-        other => Err(format!("unknown backend `{other}` (known: {})", NAMES.join(", "))),
+        other => Err(format!(
+            "unknown backend `{other}` (known: {})",
+            NAMES.join(", ")
+        )),
     }
 }

@@ -40,11 +40,17 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", spec.op.id);
 
     // Adds a parameter of `ty`/`dims` with a random layout and random values.
-    let mut param = |b: &mut ComputationBuilder, rng: &mut Rng, ty: ElementType, dims: &[i64], hints: &ValueHints| {
+    let mut param = |b: &mut ComputationBuilder,
+                     rng: &mut Rng,
+                     ty: ElementType,
+                     dims: &[i64],
+                     hints: &ValueHints| {
         let layout = shapes::layout(rng, dims, spec.shapes);
         let shape = ArrayShape::new(ty, dims.to_vec()).with_layout(layout);
         let n = shape.element_count();
-        let bits: Vec<u128> = (0..n).map(|_| values::element(rng, ty, hints, spec.values)).collect();
+        let bits: Vec<u128> = (0..n)
+            .map(|_| values::element(rng, ty, hints, spec.values))
+            .collect();
         let lit = ArrayLiteral::from_bits(shape.clone(), &bits).map_err(|e| e.to_string())?;
         args.push(lit.into());
         b.parameter(Shape::Array(shape)).map_err(|e| e.to_string())
@@ -74,9 +80,11 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
                 };
                 if opcode == Opcode::Compare {
                     let (direction, kind) = compare_attributes(spec.op);
-                    b.compare_broadcast(lhs, rhs, &keep, direction, kind).map_err(|e| err(&e))?
+                    b.compare_broadcast(lhs, rhs, &keep, direction, kind)
+                        .map_err(|e| err(&e))?
                 } else {
-                    b.binary_broadcast(opcode, lhs, rhs, &keep).map_err(|e| err(&e))?
+                    b.binary_broadcast(opcode, lhs, rhs, &keep)
+                        .map_err(|e| err(&e))?
                 }
             } else {
                 let lhs = param(&mut b, rng, ty, &dims, &hints0)?;
@@ -90,22 +98,42 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
             }
         }
         Signature::Select => {
-            let pred_dims: Vec<i64> = if rng.chance(0.2) { vec![] } else { dims.clone() };
-            let p = param(&mut b, rng, ElementType::Pred, &pred_dims, &ValueHints::default())?;
+            let pred_dims: Vec<i64> = if rng.chance(0.2) {
+                vec![]
+            } else {
+                dims.clone()
+            };
+            let p = param(
+                &mut b,
+                rng,
+                ElementType::Pred,
+                &pred_dims,
+                &ValueHints::default(),
+            )?;
             let t = param(&mut b, rng, ty, &dims, &hints0)?;
             let f = param(&mut b, rng, ty, &dims, &hints0)?;
             b.select(p, t, f).map_err(|e| err(&e))?
         }
         Signature::Clamp => {
-            let lo_dims: Vec<i64> = if rng.chance(0.5) { vec![] } else { dims.clone() };
-            let hi_dims: Vec<i64> = if rng.chance(0.5) { vec![] } else { dims.clone() };
+            let lo_dims: Vec<i64> = if rng.chance(0.5) {
+                vec![]
+            } else {
+                dims.clone()
+            };
+            let hi_dims: Vec<i64> = if rng.chance(0.5) {
+                vec![]
+            } else {
+                dims.clone()
+            };
             let lo = param(&mut b, rng, ty, &lo_dims, &hints0)?;
             let x = param(&mut b, rng, ty, &dims, &hints0)?;
             let hi = param(&mut b, rng, ty, &hi_dims, &hints0)?;
             b.clamp(lo, x, hi).map_err(|e| err(&e))?
         }
         Signature::Convert => {
-            let to = spec.target_type.ok_or_else(|| format!("{}: no target type", spec.op.id))?;
+            let to = spec
+                .target_type
+                .ok_or_else(|| format!("{}: no target type", spec.op.id))?;
             if opcode == Opcode::BitcastConvert {
                 let (from_w, to_w) = (ty.bit_width(), to.bit_width());
                 let mut d = dims.clone();
@@ -120,7 +148,12 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
             }
         }
     };
-    let root_dims = b.shape(root).map_err(|e| err(&e))?.as_array().map(|a| a.dimensions.clone()).unwrap_or_default();
+    let root_dims = b
+        .shape(root)
+        .map_err(|e| err(&e))?
+        .as_array()
+        .map(|a| a.dimensions.clone())
+        .unwrap_or_default();
     let layout = shapes::layout(rng, &root_dims, spec.shapes);
     b.set_layout(root, layout).map_err(|e| err(&e))?;
     let computation = b.build(root);
@@ -140,14 +173,23 @@ pub fn build_reduce_precision(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, S
             .map(|a| (a.min, a.max))
             .unwrap_or((lo, hi))
     };
-    let f = ty.float_format().ok_or_else(|| format!("reduce-precision on {ty}"))?;
+    let f = ty
+        .float_format()
+        .ok_or_else(|| format!("reduce-precision on {ty}"))?;
     let (elo, ehi) = range("exponent_bits", 1, f.exponent_bits as i64 + 1);
     let (mlo, mhi) = range("mantissa_bits", 0, f.mantissa_bits as i64 + 1);
     let exponent_bits = rng.range_i64(elo, ehi);
     let mantissa_bits = rng.range_i64(mlo, mhi);
-    let reduced = FloatFormat::ieee(exponent_bits.clamp(2, 11) as u32, mantissa_bits.clamp(1, 52) as u32);
+    let reduced = FloatFormat::ieee(
+        exponent_bits.clamp(2, 11) as u32,
+        mantissa_bits.clamp(1, 52) as u32,
+    );
     let hints = ValueHints {
-        thresholds: vec![reduced.max_finite(), reduced.min_normal(), reduced.min_subnormal()],
+        thresholds: vec![
+            reduced.max_finite(),
+            reduced.min_normal(),
+            reduced.min_subnormal(),
+        ],
         tie_format: Some(reduced),
         small_int_max: None,
     };
@@ -155,9 +197,13 @@ pub fn build_reduce_precision(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, S
     let dims = shapes::dimensions(rng, spec.shapes);
     let layout = shapes::layout(rng, &dims, spec.shapes);
     let shape = ArrayShape::new(ty, dims.clone()).with_layout(layout);
-    let bits: Vec<u128> = (0..shape.element_count()).map(|_| values::element(rng, ty, &hints, spec.values)).collect();
+    let bits: Vec<u128> = (0..shape.element_count())
+        .map(|_| values::element(rng, ty, &hints, spec.values))
+        .collect();
     let lit = ArrayLiteral::from_bits(shape.clone(), &bits).map_err(|e| e.to_string())?;
-    let x = b.parameter(Shape::Array(shape)).map_err(|e| e.to_string())?;
+    let x = b
+        .parameter(Shape::Array(shape))
+        .map_err(|e| e.to_string())?;
     let root = b
         .reduce_precision(x, exponent_bits, mantissa_bits)
         .map_err(|e| format!("{}: {e}", spec.op.id))?;
@@ -172,12 +218,19 @@ pub fn build_reduce_precision(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, S
 
 /// The `direction` and optional `type` a compare entry fixes.
 fn compare_attributes(op: &OpEntry) -> (&str, Option<&str>) {
-    let direction = op.attributes.get("direction").map(String::as_str).unwrap_or("EQ");
+    let direction = op
+        .attributes
+        .get("direction")
+        .map(String::as_str)
+        .unwrap_or("EQ");
     (direction, op.attributes.get("type").map(String::as_str))
 }
 
 fn module_name(op_id: &str) -> String {
-    op_id.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+    op_id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
 }
 
 /// Values worth hitting for operand `k` of `opcode` on `ty`.
@@ -186,7 +239,10 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
     if ty.is_integer() {
         if matches!(
             opcode,
-            Opcode::ShiftLeft | Opcode::ShiftRightArithmetic | Opcode::ShiftRightLogical | Opcode::Power
+            Opcode::ShiftLeft
+                | Opcode::ShiftRightArithmetic
+                | Opcode::ShiftRightLogical
+                | Opcode::Power
         ) && k == 1
         {
             h.small_int_max = Some(ty.bit_width() as i128 + 2);
@@ -200,16 +256,43 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
     let p = f.precision() as f64;
     let half_pi = std::f64::consts::FRAC_PI_2;
     h.thresholds = match opcode {
-        Opcode::Exponential => vec![ln_max, ln_min_sub, ln_min_sub - std::f64::consts::LN_2 / 2.0, ln_min_normal, 0.0],
+        Opcode::Exponential => vec![
+            ln_max,
+            ln_min_sub,
+            ln_min_sub - std::f64::consts::LN_2 / 2.0,
+            ln_min_normal,
+            0.0,
+        ],
         Opcode::ExponentialMinusOne => vec![ln_max, -p * std::f64::consts::LN_2, 1e-8, -1e-8],
-        Opcode::Log | Opcode::LogPlusOne => vec![1.0, 0.0, -1.0, f.min_subnormal(), f.max_finite(), 2.0],
-        Opcode::Logistic => vec![-ln_max, ln_min_sub, -ln_min_sub, p * std::f64::consts::LN_2, 0.0],
-        Opcode::Tanh => vec![(p + 1.0) * std::f64::consts::LN_2 / 2.0, (3.0 * f.min_normal()).sqrt(), 0.5],
+        Opcode::Log | Opcode::LogPlusOne => {
+            vec![1.0, 0.0, -1.0, f.min_subnormal(), f.max_finite(), 2.0]
+        }
+        Opcode::Logistic => vec![
+            -ln_max,
+            ln_min_sub,
+            -ln_min_sub,
+            p * std::f64::consts::LN_2,
+            0.0,
+        ],
+        Opcode::Tanh => vec![
+            (p + 1.0) * std::f64::consts::LN_2 / 2.0,
+            (3.0 * f.min_normal()).sqrt(),
+            0.5,
+        ],
         Opcode::Sine | Opcode::Cosine | Opcode::Tan => {
-            vec![half_pi, std::f64::consts::PI, 3.0 * half_pi, 1e4 * half_pi, 1.0e6 * std::f64::consts::PI, f.max_finite()]
+            vec![
+                half_pi,
+                std::f64::consts::PI,
+                3.0 * half_pi,
+                1e4 * half_pi,
+                1.0e6 * std::f64::consts::PI,
+                f.max_finite(),
+            ]
         }
         Opcode::Erf => vec![0.5, 1.0, 3.9, 5.9, 1e-3],
-        Opcode::Sqrt | Opcode::Rsqrt | Opcode::Cbrt => vec![f.min_subnormal(), f.min_normal(), f.max_finite(), 1.0, 4.0],
+        Opcode::Sqrt | Opcode::Rsqrt | Opcode::Cbrt => {
+            vec![f.min_subnormal(), f.min_normal(), f.max_finite(), 1.0, 4.0]
+        }
         Opcode::Power => {
             if k == 0 {
                 vec![1.0, -1.0, 0.0, 2.0, 0.5]
@@ -219,13 +302,23 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
         }
         Opcode::Atan2 => vec![0.0, 1.0, -1.0, f.min_subnormal(), f.max_finite()],
         Opcode::RoundNearestAfz | Opcode::RoundNearestEven | Opcode::Floor | Opcode::Ceil => {
-            vec![0.5, 1.5, 2.5, -0.5, -2.5, conformance_spec::element_type::pow2(f.mantissa_bits as i32)]
+            vec![
+                0.5,
+                1.5,
+                2.5,
+                -0.5,
+                -2.5,
+                conformance_spec::element_type::pow2(f.mantissa_bits as i32),
+            ]
         }
         Opcode::Convert => convert_thresholds(spec.target_type),
         _ => vec![],
     };
     h.tie_format = match opcode {
-        Opcode::Convert => spec.target_type.and_then(|t| t.float_format()).filter(|t| t.precision() < f.precision()),
+        Opcode::Convert => spec
+            .target_type
+            .and_then(|t| t.float_format())
+            .filter(|t| t.precision() < f.precision()),
         _ => None,
     };
     h
@@ -234,14 +327,27 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
 fn convert_thresholds(target: Option<ElementType>) -> Vec<f64> {
     let Some(t) = target else { return vec![] };
     if let Some((lo, hi)) = t.integer_range() {
-        return vec![lo as f64, hi as f64, lo as f64 - 1.0, hi as f64 + 1.0, 0.5, -0.5];
+        return vec![
+            lo as f64,
+            hi as f64,
+            lo as f64 - 1.0,
+            hi as f64 + 1.0,
+            0.5,
+            -0.5,
+        ];
     }
     match t.float_format() {
         Some(f) => {
-            let mut v = vec![f.max_finite(), f.min_normal(), f.min_subnormal(), f.min_subnormal() / 2.0];
+            let mut v = vec![
+                f.max_finite(),
+                f.min_normal(),
+                f.min_subnormal(),
+                f.min_subnormal() / 2.0,
+            ];
             if f.special != SpecialEncoding::Ieee || f.has_infinity() {
                 // Halfway between max finite and the next binade step: the overflow tie.
-                let ulp = conformance_spec::element_type::pow2(f.max_exponent() - f.mantissa_bits as i32);
+                let ulp =
+                    conformance_spec::element_type::pow2(f.max_exponent() - f.mantissa_bits as i32);
                 v.push(f.max_finite() + ulp / 2.0);
             }
             v

@@ -84,7 +84,9 @@ pub fn plan(catalog: &Catalog, filters: &Filters) -> Result<Vec<Combo>, String> 
     };
     for pattern in &filters.ops {
         if !catalog.ops().iter().any(|op| glob_match(pattern, &op.id)) {
-            return Err(format!("--ops: `{pattern}` matches no catalog entry (see `conformance spec`)"));
+            return Err(format!(
+                "--ops: `{pattern}` matches no catalog entry (see `conformance spec`)"
+            ));
         }
     }
     let mut combos = Vec::new();
@@ -132,7 +134,13 @@ pub struct Case {
 /// Builds case `index` of the sweep `(seed, combos)`.
 ///
 /// Errors: the generator produced an invalid module (a bug, reported with the case's coordinates).
-pub fn case(catalog: &Catalog, combos: &[Combo], config: &GeneratorConfig, seed: u64, index: u64) -> Result<Case, String> {
+pub fn case(
+    catalog: &Catalog,
+    combos: &[Combo],
+    config: &GeneratorConfig,
+    seed: u64,
+    index: u64,
+) -> Result<Case, String> {
     let combo = &combos[(index % combos.len() as u64) as usize];
     let op = &catalog.ops()[combo.op_index];
     let mut rng = Rng::for_case(seed, index);

@@ -74,8 +74,14 @@ mod tests {
     fn deterministic_and_case_streams_differ() {
         let a: Vec<u64> = (0..4).map(|_| Rng::for_case(1, 7).next_u64()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
-        assert_ne!(Rng::for_case(1, 7).next_u64(), Rng::for_case(1, 8).next_u64());
-        assert_ne!(Rng::for_case(1, 7).next_u64(), Rng::for_case(2, 7).next_u64());
+        assert_ne!(
+            Rng::for_case(1, 7).next_u64(),
+            Rng::for_case(1, 8).next_u64()
+        );
+        assert_ne!(
+            Rng::for_case(1, 7).next_u64(),
+            Rng::for_case(2, 7).next_u64()
+        );
     }
 
     #[test]

@@ -96,7 +96,8 @@ mod tests {
             scalars += dims.is_empty() as usize;
             zeros += dims.contains(&0) as usize;
             padded += l.is_padded() as usize;
-            permuted += (l.minor_to_major != Layout::default_for_rank(dims.len()).minor_to_major) as usize;
+            permuted +=
+                (l.minor_to_major != Layout::default_for_rank(dims.len()).minor_to_major) as usize;
         }
         assert!(scalars > 100 && zeros > 20 && padded > 200 && permuted > 200);
     }

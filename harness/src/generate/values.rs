@@ -151,7 +151,12 @@ pub fn float_of_class(rng: &mut Rng, f: FloatFormat, hints: &ValueHints, class: 
     let mantissa_mask = (1u64 << f.mantissa_bits) - 1;
     match class {
         ValueClass::Special => {
-            let mut options = vec![f.nan_bits(), f.negate_bits(f.nan_bits()), 0, f.negative_zero_bits()];
+            let mut options = vec![
+                f.nan_bits(),
+                f.negate_bits(f.nan_bits()),
+                0,
+                f.negative_zero_bits(),
+            ];
             if let Some(inf) = f.infinity_bits() {
                 options.extend([inf, f.negate_bits(inf)]);
                 // A NaN with a payload (quiet bit set plus other mantissa bits).
@@ -169,7 +174,17 @@ pub fn float_of_class(rng: &mut Rng, f: FloatFormat, hints: &ValueHints, class: 
             let max = f.max_finite_bits();
             let min_normal = 1u64 << f.mantissa_bits;
             let one = f.encode(1.0);
-            let options = [max, max - 1, min_normal, min_normal + 1, min_normal - 1, 1, 2, one + 1, one - 1];
+            let options = [
+                max,
+                max - 1,
+                min_normal,
+                min_normal + 1,
+                min_normal - 1,
+                1,
+                2,
+                one + 1,
+                one - 1,
+            ];
             let v = *rng.pick(&options);
             sign(rng, v)
         }
@@ -240,13 +255,21 @@ mod tests {
             thresholds: vec![88.0],
             ..Default::default()
         };
-        for ty in [ElementType::F32, ElementType::Bf16, ElementType::F8E4M3FN, ElementType::F8E5M2FNUZ] {
+        for ty in [
+            ElementType::F32,
+            ElementType::Bf16,
+            ElementType::F8E4M3FN,
+            ElementType::F8E5M2FNUZ,
+        ] {
             let f = ty.float_format().unwrap();
             for _ in 0..200 {
                 let s = float_of_class(&mut rng, f, &hints, ValueClass::Subnormal);
                 assert_eq!(f.classify(s), FloatClass::Subnormal, "{ty} {s:#x}");
                 let sp = float_of_class(&mut rng, f, &hints, ValueClass::Special);
-                assert!(matches!(f.classify(sp), FloatClass::Nan | FloatClass::Infinite | FloatClass::Zero));
+                assert!(matches!(
+                    f.classify(sp),
+                    FloatClass::Nan | FloatClass::Infinite | FloatClass::Zero
+                ));
                 let n = float_of_class(&mut rng, f, &hints, ValueClass::Normal);
                 assert_eq!(f.classify(n), FloatClass::Normal, "{ty} {n:#x}");
                 let t = float_of_class(&mut rng, f, &hints, ValueClass::Threshold);
@@ -267,7 +290,8 @@ mod tests {
             let bits = float_of_class(&mut rng, FloatFormat::F32, &hints, ValueClass::Tie);
             let x = f32::from_bits(bits as u32) as f64;
             let down = FloatFormat::F16.decode(FloatFormat::F16.encode(x));
-            let ulp = (FloatFormat::F16.decode(FloatFormat::F16.encode(x.abs()) + 1) - down.abs()).abs();
+            let ulp =
+                (FloatFormat::F16.decode(FloatFormat::F16.encode(x.abs()) + 1) - down.abs()).abs();
             if ((x - down).abs() - ulp / 2.0).abs() == 0.0 {
                 exact_ties += 1;
             }
@@ -279,7 +303,16 @@ mod tests {
     fn integers_include_extremes() {
         let mut rng = Rng::new(9);
         let vals: Vec<i128> = (0..400)
-            .map(|_| ElementType::S8.integer_from_bits(element(&mut rng, ElementType::S8, &ValueHints::default(), &ValueClass::ALL) as u64).unwrap())
+            .map(|_| {
+                ElementType::S8
+                    .integer_from_bits(element(
+                        &mut rng,
+                        ElementType::S8,
+                        &ValueHints::default(),
+                        &ValueClass::ALL,
+                    ) as u64)
+                    .unwrap()
+            })
             .collect();
         assert!(vals.contains(&-128) && vals.contains(&127) && vals.contains(&0));
     }

@@ -1,0 +1,164 @@
+//! The `conformance` binary: exit statuses, filters, determinism, and clear errors on bad input.
+
+use std::process::Command;
+
+fn conformance(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(args)
+        .env("CI", "true")
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("conformance-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn a_passing_sweep_exits_zero_and_prints_the_summary() {
+    let (code, out, err) = conformance(&[
+        "run",
+        "--ops",
+        "add,compare-LT",
+        "--dtypes",
+        "f32,s8,bf16",
+        "--cases",
+        "60",
+    ]);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("fast vs reference"), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("add "))
+        .expect("an add row");
+    assert!(row.contains("10"), "{row}"); // 60 cases over 6 combos: 10 each
+    assert!(out.contains("60 cases"), "{out}");
+    assert!(out.contains("0 fail"), "{out}");
+}
+
+#[test]
+fn bad_arguments_exit_two_with_a_message() {
+    let (code, _, err) = conformance(&["run", "--ops", "no-such-op"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no-such-op") && err.contains("matches no catalog entry"),
+        "{err}"
+    );
+    let (code, _, err) = conformance(&["run", "--dtypes", "f7"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown element type or class `f7`"), "{err}");
+    let (code, _, err) = conformance(&["run", "--backends", "reference,nope", "--cases", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown backend `nope`"), "{err}");
+    let (code, _, _) = conformance(&["run", "--cases", "notanumber"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = conformance(&["frobnicate"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn sweeps_are_deterministic_and_results_are_jsonl() {
+    let a = temp("a.jsonl");
+    let b = temp("b.jsonl");
+    for p in [&a, &b] {
+        let _ = std::fs::remove_file(p);
+        let (code, out, err) = conformance(&[
+            "run",
+            "--ops",
+            "exponential,sine",
+            "--dtypes",
+            "float",
+            "--seed",
+            "7",
+            "--cases",
+            "40",
+            "--results",
+            p.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let strip = |p: &std::path::Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).expect("each line is JSON");
+                v["reference_micros"] = 0.into();
+                for o in v["outcomes"].as_array_mut().unwrap() {
+                    o["micros"] = 0.into();
+                }
+                v
+            })
+            .collect()
+    };
+    let (ra, rb) = (strip(&a), strip(&b));
+    assert_eq!(ra.len(), 40);
+    assert_eq!(ra, rb);
+    assert_eq!(ra[3]["index"], 3);
+    assert_eq!(ra[3]["seed"], 7);
+}
+
+#[test]
+fn only_case_replays_one_case() {
+    let p = temp("one.jsonl");
+    let _ = std::fs::remove_file(&p);
+    let (code, _, err) = conformance(&[
+        "run",
+        "--ops",
+        "tanh",
+        "--seed",
+        "3",
+        "--only-case",
+        "17",
+        "--results",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.contains("\"index\":17"), "{text}");
+}
+
+#[test]
+fn check_names_file_line_and_column() {
+    let bad = temp("bad.hlo");
+    std::fs::write(&bad, "HloModule m\n\nENTRY main {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] frobnicate(p)\n}\n").unwrap();
+    let (code, _, err) = conformance(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.hlo:5:"), "{err}");
+    assert!(err.contains("frobnicate"), "{err}");
+    let good = temp("good.hlo");
+    std::fs::write(&good, "HloModule m\n\nENTRY main {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] exponential(p)\n}\n").unwrap();
+    let (code, out, err) = conformance(&["check", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ok"));
+    let yaml = temp("broken.yaml");
+    std::fs::write(
+        &yaml,
+        "family: broken\nsource: x\nops:\n  - id: [unclosed\n",
+    )
+    .unwrap();
+    let (code, _, err) = conformance(&["check", yaml.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("broken.yaml:"), "{err}");
+}
+
+#[test]
+fn spec_lists_and_shows_entries() {
+    let (code, out, _) = conformance(&["spec"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().count() >= 60, "{out}");
+    let (code, out, _) = conformance(&["spec", "clamp"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("seed 004"), "{out}");
+    let (code, _, err) = conformance(&["spec", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no catalog entry"), "{err}");
+}
