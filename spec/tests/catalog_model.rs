@@ -12,6 +12,7 @@ fn tolerance(pairs: &[(&str, u64)]) -> Tolerance {
             .collect::<BTreeMap<_, _>>(),
         ignore_zero_sign: false,
         exact_nan_bits: false,
+        complex_error: Default::default(),
         rationale: None,
     }
 }
