@@ -5,8 +5,9 @@
 //! Floats: +, −, ×, ÷ are IEEE operations of the format (f16/bf16 via f32, the f8 types via f64:
 //! both exact after one rounding, see [`Narrow::arithmetic_in_f32`]); remainder is `fmod` (exact,
 //! sign of the dividend); maximum/minimum propagate NaN and order −0 < +0; power and atan2 are
-//! computed in f64 and rounded once. Integers (XLA semantics): wrapping +, −, ×; `x / 0 = −1` (all
-//! bits set), `INT_MIN / −1 = INT_MIN`, `x % 0 = x`, `INT_MIN % −1 = 0`; shift amounts are read as
+//! computed in f64 and rounded once (atan2 into f32 and narrower types guarding against a double
+//! rounding of exact tiny quotients, [`libm64::atan2_for_narrower`]). Integers (XLA semantics):
+//! wrapping +, −, ×; `x / 0 = −1` (all bits set), `INT_MIN / −1 = INT_MIN`, `x % 0 = x`, `INT_MIN % −1 = 0`; shift amounts are read as
 //! unsigned and amounts ≥ the bit width give 0 (shift-left, shift-right-logical) or the sign fill
 //! (shift-right-arithmetic); power by repeated squaring with wrapping, and for a negative exponent
 //! XLA's evaluator rule (1 for a base of 1, else 0; implementation-defined, masked).
@@ -118,6 +119,12 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
     let op = ctx.opcode();
     let (exec, n) = (ctx.exec, ctx.n);
     let f = f64_function(op).ok_or_else(|| ctx.unsupported_type())?;
+    // Results rounded again from f64 into f32 or a narrower type (see
+    // [`libm64::atan2_for_narrower`]).
+    let g = match op {
+        Opcode::Atan2 => libm64::atan2_for_narrower,
+        _ => f,
+    };
     Ok(match ty {
         ElementType::F64 => {
             let (a, b) = (
@@ -167,7 +174,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                 let exec = exec.heavy();
                 return Ok(with_output::<f32>(n, |o| {
                     map2(exec, a.view(), b.view(), o, |x, y| {
-                        f(x as f64, y as f64) as f32
+                        g(x as f64, y as f64) as f32
                     })
                 }));
             }
@@ -222,7 +229,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     );
                     with_output::<u16>(n, |o| {
                         map2(exec, a.view(), b.view(), o, |x, y| {
-                            nw.encode(f(nw.decode(x as u64), nw.decode(y as u64))) as u16
+                            nw.encode(g(nw.decode(x as u64), nw.decode(y as u64))) as u16
                         })
                     })
                 }
@@ -238,7 +245,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     let (a, b) = (ctx.operands[0].typed::<u8>(), ctx.operands[1].typed::<u8>());
                     with_output::<u8>(n, |o| {
                         map2(exec, a.view(), b.view(), o, |x, y| {
-                            nw.encode(f(nw.decode(x as u64), nw.decode(y as u64))) as u8
+                            nw.encode(g(nw.decode(x as u64), nw.decode(y as u64))) as u8
                         })
                     })
                 }
@@ -380,4 +387,35 @@ fn integer(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
         ElementType::U64 => int_binary!(ctx, op, u64, i64, u64),
         _ => return Err(ctx.unsupported_type()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// atan2 of bf16 (and f32) operands whose exact quotient is a midpoint of the subnormal grid:
+    /// the exact result lies just below it in magnitude, so it rounds down, not to even.
+    #[test]
+    fn atan2_tiny_exact_quotient_is_not_double_rounded() {
+        let nw = Narrow::new(ElementType::Bf16).unwrap();
+        let q = 2f64.powi(-133); // smallest bf16 subnormal
+        let bf = |y: f64, x: f64| nw.encode(libm64::atan2_for_narrower(y, x));
+        // 3q/2 = 1.5q: a tie in f64, but atan2 < 1.5q, so q (0x0001), not 2q.
+        assert_eq!(libm64::atan2(3.0 * q, 2.0), 1.5 * q);
+        assert_eq!(bf(3.0 * q, 2.0), 0x0001);
+        assert_eq!(bf(-3.0 * q, 2.0), 0x8001);
+        // The sweep's case: 0x0107 / 4 = 67.5q exactly → 67q (0x0043).
+        assert_eq!(bf(nw.decode(0x0107), 4.0), 0x0043);
+        // Exactly representable quotients and ordinary results are unchanged.
+        assert_eq!(bf(4.0 * q, 2.0), 0x0002);
+        assert_eq!(bf(1.0, 1.0), nw.encode(std::f64::consts::FRAC_PI_4));
+        assert_eq!(bf(3.0 * q, -2.0), nw.encode(std::f64::consts::PI));
+        assert_eq!(bf(0.0, 2.0), 0x0000);
+        // f32: 3·2^−149 / 2 → 2^−149.
+        let t = f32::from_bits(3) as f64;
+        assert_eq!(libm64::atan2_for_narrower(t, 2.0) as f32, f32::from_bits(1));
+        assert_eq!(libm64::atan2(t, 2.0) as f32, f32::from_bits(2)); // the double rounding
+                                                                     // f64 itself keeps the correctly rounded f64 result (the quotient).
+        assert_eq!(f64_function(Opcode::Atan2).unwrap()(t, 2.0), t / 2.0);
+    }
 }

@@ -56,7 +56,8 @@ pub fn reduce_bits(bits: u64, src: FloatFormat, exponent_bits: u32, mantissa_bit
 
 /// Reduces a value of a format without IEEE special values (f8 `*FN`, `*FNUZ`) by the same rules
 /// stated on values: round to `mantissa_bits + 1` significant bits on the format's own subnormal
-/// grid (overflow → the format's overflow value), then, when `exponent_bits` is below the
+/// grid (ties to even; with no mantissa bits, to the even exponent field as XLA's rounding of the
+/// encoding does) (overflow → the format's overflow value), then, when `exponent_bits` is below the
 /// format's, magnitudes beyond the reduced range overflow and those below its normal range become
 /// zero.
 pub fn reduce_value(nw: &Narrow, bits: u64, exponent_bits: u32, mantissa_bits: u32) -> u64 {
@@ -74,7 +75,21 @@ pub fn reduce_value(nw: &Narrow, bits: u64, exponent_bits: u32, mantissa_bits: u
             1.0,
             (e - 1).max(fmt.min_normal_exponent()) - mantissa_bits as i32,
         );
-        r = (r / quantum).round_ties_even() * quantum; // exact: powers of two and small integers
+        let q = r / quantum; // exact: a power of two
+        let n = if mantissa_bits == 0 && q.abs().fract() == 0.5 {
+            // A tie between 0 or 2^(e−1) and twice that, both with significand 1: as XLA's
+            // rounding of the encoding, to the one whose exponent field is even (0 for zero).
+            let lo = q.abs().floor();
+            let lo_field = if lo == 0.0 {
+                0
+            } else {
+                e - fmt.min_normal_exponent()
+            };
+            (lo + f64::from(lo_field % 2 != 0)).copysign(q)
+        } else {
+            q.round_ties_even()
+        };
+        r = n * quantum; // exact: powers of two and small integers
         if r == 0.0 {
             return zero;
         }
@@ -195,6 +210,11 @@ mod tests {
         };
         assert_eq!(red(65520.0), f32::INFINITY);
         assert_eq!(red(-1e6), f32::NEG_INFINITY);
+        // Zero mantissa bits: a tie goes to the even exponent field (2.0: 128), as in XLA.
+        let red0 =
+            |v: f32| f32::from_bits(reduce_bits(v.to_bits() as u64, FloatFormat::F32, 5, 0) as u32);
+        assert_eq!(red0(3.0), 2.0);
+        assert_eq!(red0(-6.0), -8.0);
         assert!(red(f32::NAN).is_nan());
         assert_eq!(red(1e-6).to_bits(), 0);
         assert_eq!(red(-1e-6).to_bits(), 0x8000_0000);
@@ -213,5 +233,17 @@ mod tests {
         assert_eq!(reduce_value(&nw, v(448.0), 4, 1), nw.fmt.nan_bits()); // rounds to 512: overflow
         assert_eq!(reduce_value(&nw, v(-0.125), 3, 3), 0x80); // below 2^-2: −0
         assert_eq!(reduce_value(&nw, v(16.0), 3, 3), 0x7f); // beyond 2^3: overflow (NaN, no inf)
+
+        // No mantissa bits: ties to the even exponent field (2: field 8; 8: field 10; 0: field 0).
+        assert_eq!(reduce_value(&nw, v(3.0), 4, 0), v(2.0));
+        assert_eq!(reduce_value(&nw, v(-3.0), 4, 0), v(-2.0));
+        assert_eq!(reduce_value(&nw, v(6.0), 4, 0), v(8.0));
+        assert_eq!(reduce_value(&nw, v(1.5), 4, 0), v(2.0));
+        assert_eq!(reduce_value(&nw, v(2f64.powi(-7)), 4, 0), 0); // tie between 0 and 2^−6
+        assert_eq!(
+            reduce_value(&nw, v(5.0 * 2f64.powi(-9)), 4, 0),
+            v(2f64.powi(-6))
+        );
+        assert_eq!(reduce_value(&nw, v(384.0), 4, 0), nw.fmt.nan_bits()); // 512: overflow
     }
 }

@@ -172,6 +172,32 @@ pub fn atan2(y: f64, x: f64) -> f64 {
     y.atan2(x)
 }
 
+/// `atan2(y, x)` as an f64 that rounds correctly once more into a narrower format (f32 and
+/// below, operands of at most 24 significant bits).
+///
+/// For a tiny quotient `y/x` (x > 0) the correction `−(y/x)³/3` of `atan` is below half an f64
+/// ULP, so [`atan2`] returns `y/x` itself. When that quotient is exact it can be a midpoint of
+/// the narrower grid (e.g. `3·2^−149 / 2` for f32 subnormals) and rounding it again goes to even,
+/// although the exact `atan2` lies just below it in magnitude (`atan t < t` for `t > 0`). The
+/// value is then moved one f64 ULP toward zero: it stays inside the same narrow rounding interval
+/// as the exact result, since an exact quotient of narrow operands has at most 24 significant
+/// bits and its f64 neighbour 53. An inexact quotient of such operands is at least about 2^−50
+/// (relative) away from any narrow midpoint, beyond the f64 error, so it needs nothing.
+#[inline]
+pub fn atan2_for_narrower(y: f64, x: f64) -> f64 {
+    let r = atan2(y, x);
+    if x > 0.0
+        && x.is_finite()
+        && r != 0.0
+        && r.is_finite()
+        && r == y / x
+        && (-r).mul_add(x, y) == 0.0
+    {
+        return f64::from_bits(r.to_bits() - 1); // one ULP toward zero, either sign
+    }
+    r
+}
+
 /// The error-free product: `a × b = p + e` exactly (FMA based).
 #[inline]
 pub fn two_prod(a: f64, b: f64) -> (f64, f64) {
