@@ -5,7 +5,7 @@
 //! editing the catalog without rebuilding).
 
 use super::error::{CatalogError, Diagnostic};
-use super::model::{resolve_element_types, FamilyFile, OpEntry, ResultRule};
+use super::model::{resolve_element_types, FamilyFile, OpEntry};
 use super::spans::FileLocator;
 use super::validate;
 use crate::element_type::ElementType;
@@ -233,23 +233,7 @@ impl Catalog {
     /// applied to `input`; for `result: chosen` entries, the resolved `result_element_types`
     /// (every element type when absent). Empty when the rule does not apply to `input`.
     pub fn result_element_types(&self, op: &OpEntry, input: ElementType) -> Vec<ElementType> {
-        match op.result {
-            ResultRule::Same => vec![input],
-            ResultRule::Pred => vec![ElementType::Pred],
-            ResultRule::RealComponent => vec![input.complex_component().unwrap_or(input)],
-            ResultRule::ComplexOfComponent => match input {
-                ElementType::F32 => vec![ElementType::C64],
-                ElementType::F64 => vec![ElementType::C128],
-                _ => vec![],
-            },
-            ResultRule::Chosen => {
-                if op.result_element_types.is_empty() {
-                    ElementType::ALL.to_vec()
-                } else {
-                    resolve_element_types(&op.result_element_types).unwrap_or_default()
-                }
-            }
-        }
+        validate::result_types(op, input)
     }
 }
 
