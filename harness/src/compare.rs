@@ -288,8 +288,8 @@ pub fn element_verdict(
 
 /// The normwise verdict on a complex element whose four components are finite: each component's
 /// error in ULPs of the larger-magnitude exact component, signed zeros not distinguished (`None`
-/// when some component is NaN or infinite, or the exact value is 0: those are judged component by
-/// component).
+/// when some component is NaN or infinite, or the exact value is 0 and the result is not: those
+/// are judged component by component).
 fn normwise_verdict(
     f: FloatFormat,
     e: (u64, u64),
@@ -308,7 +308,11 @@ fn normwise_verdict(
     let (er, ei, gr, gi) = (f.decode(e.0), f.decode(e.1), f.decode(g.0), f.decode(g.1));
     let scale = er.abs().max(ei.abs());
     if scale == 0.0 {
-        return None;
+        // An exact zero: any signed zero matches; anything else is judged component by component.
+        return (gr == 0.0 && gi == 0.0).then_some(ElementVerdict {
+            ulps: Some(0),
+            class: None,
+        });
     }
     // ULP of the format at the magnitude `scale` (never below the smallest subnormal).
     let (_, exp) = conformance_spec::element_type::frexp(scale);

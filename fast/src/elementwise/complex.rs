@@ -71,11 +71,51 @@ pub fn dot_scaled(p: f64, q: f64, r: f64, s: f64, sign: f64) -> (f64, f64, i32) 
 pub fn mul_c128(x: Complex64, y: Complex64) -> Complex64 {
     let (a, b, c, d) = (x.re, x.im, y.re, y.im);
     if !(a.is_finite() && b.is_finite() && c.is_finite() && d.is_finite()) {
-        return Complex64::new(a * c - b * d, a * d + b * c);
+        return mul_annex_g(x, y);
     }
     let (rh, rl, re) = dot_scaled(a, c, b, d, -1.0);
     let (ih, il, ie) = dot_scaled(a, d, b, c, 1.0);
     Complex64::new(ldexp(rh + rl, re), ldexp(ih + il, ie))
+}
+
+/// The textbook product with the C99 Annex G (G.5.1) recovery of infinities: a NaN + iNaN result
+/// from an infinite operand is an infinity.
+pub fn mul_annex_g(x: Complex64, y: Complex64) -> Complex64 {
+    let (mut a, mut b, mut c, mut d) = (x.re, x.im, y.re, y.im);
+    let (re, im) = (a * c - b * d, a * d + b * c);
+    if !(re.is_nan() && im.is_nan()) {
+        return Complex64::new(re, im);
+    }
+    let box_inf = |u: f64| if u.is_infinite() { 1.0f64 } else { 0.0 }.copysign(u);
+    let unnan = |u: f64| if u.is_nan() { 0.0f64.copysign(u) } else { u };
+    let mut recalc = false;
+    if a.is_infinite() || b.is_infinite() {
+        (a, b) = (box_inf(a), box_inf(b));
+        (c, d) = (unnan(c), unnan(d));
+        recalc = true;
+    }
+    if c.is_infinite() || d.is_infinite() {
+        (c, d) = (box_inf(c), box_inf(d));
+        (a, b) = (unnan(a), unnan(b));
+        recalc = true;
+    }
+    if !recalc && [a * c, b * d, a * d, b * c].iter().any(|p| p.is_infinite()) {
+        (a, b, c, d) = (unnan(a), unnan(b), unnan(c), unnan(d));
+        recalc = true;
+    }
+    if recalc {
+        let inf = f64::INFINITY;
+        return Complex64::new(inf * (a * c - b * d), inf * (a * d + b * c));
+    }
+    Complex64::new(re, im)
+}
+
+/// `1/z` with the C99 Annex G division rules for infinite and zero `z`.
+pub fn recip(z: Complex64) -> Complex64 {
+    if z.re.is_infinite() || z.im.is_infinite() {
+        return Complex64::new(0.0f64.copysign(z.re), -0.0f64.copysign(z.im));
+    }
+    div_c128(Complex64::new(1.0, 0.0), z)
 }
 
 /// Scales `(a, b)` by `2^-e` so that the larger magnitude lies in [0.5, 1) (exact), returning `e`
@@ -186,6 +226,13 @@ pub fn sqrt(z: Complex64) -> Complex64 {
     if y.is_infinite() {
         return Complex64::new(f64::INFINITY, y);
     }
+    if x.is_infinite() && y.is_nan() {
+        return if x > 0.0 {
+            Complex64::new(x, y)
+        } else {
+            Complex64::new(y, f64::INFINITY)
+        };
+    }
     if x.is_nan() || y.is_nan() {
         return Complex64::new(f64::NAN, f64::NAN);
     }
@@ -228,23 +275,34 @@ pub fn div_c64(x: [f32; 2], y: [f32; 2]) -> [f32; 2] {
 }
 
 /// `e^z − 1` without cancellation for small `z`:
-/// re = expm1(x)·cos y − 2 sin²(y/2), im = e^x · sin y.
+/// re = expm1(x)·cos y − 2 sin²(y/2), im = e^x · sin y; for x > 1 (no cancellation left worth
+/// avoiding) and non-finite z, `e^z − 1` from [`exp`].
 #[inline]
 pub fn expm1(z: Complex64) -> Complex64 {
     let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return Complex64::new(x.exp_m1(), y);
+    }
+    if !(x.is_finite() && y.is_finite()) || x > 1.0 {
+        let e = exp(z);
+        return Complex64::new(e.re - 1.0, e.im);
+    }
     let s = (0.5 * y).sin();
-    Complex64::new(x.exp_m1() * y.cos() - 2.0 * s * s, x.exp() * y.sin())
+    let (sy, cy) = y.sin_cos();
+    Complex64::new(x.exp_m1() * cy - 2.0 * s * s, x.exp() * sy)
 }
 
-/// `ln(1 + z)` without cancellation for small `z`:
-/// re = ½·log1p(2x + x² + y²) (the argument summed from exact terms), im = atan2(y, 1 + x).
+/// `ln(1 + z)` without cancellation: re = ½·log1p(2x + x² + y²) (the argument summed from exact
+/// terms) while |1 + z|² − 1 ≥ −¾, otherwise `ln |1 + x + iy|` (1 + x is then exact);
+/// im = atan2(y, 1 + x).
 #[inline]
 pub fn log1p(z: Complex64) -> Complex64 {
     let (x, y) = (z.re, z.im);
-    let h = x.hypot(y);
-    if h.is_nan() || h >= 0.5 {
-        // No cancellation in 1 + z worth avoiding (1 + x is exact near x = −1).
-        return (Complex64::new(1.0, 0.0) + z).ln();
+    if y == 0.0 && x >= -1.0 {
+        return Complex64::new(x.ln_1p(), y);
+    }
+    if !(x.abs() < 4.0 && y.abs() < 4.0) {
+        return log(Complex64::new(1.0 + x, y));
     }
     // |1 + z|² − 1 = 2x + x² + y², summed from exact terms (it may cancel).
     let (x2, ex) = two_prod(x, x);
@@ -252,18 +310,10 @@ pub fn log1p(z: Complex64) -> Complex64 {
     let (s1, t1) = two_sum(2.0 * x, x2);
     let (s2, t2) = two_sum(s1, y2);
     let m = s2 + (t1 + t2 + ex + ey);
-    Complex64::new(0.5 * m.ln_1p(), y.atan2(1.0 + x))
-}
-
-/// `tanh z` = (sinh 2x + i sin 2y)/(cosh 2x + cos 2y), with the limit (±1, 4 sin y cos y e^{−2|x|})
-/// for |x| > 22 where the hyperbolic functions would overflow to inf/inf.
-pub fn tanh(z: Complex64) -> Complex64 {
-    let (x, y) = (z.re, z.im);
-    if x.abs() > 22.0 {
-        let e = (-2.0 * x.abs()).exp();
-        return Complex64::new(1.0f64.copysign(x), 4.0 * y.sin() * y.cos() * e);
+    if m < -0.75 {
+        return log(Complex64::new(1.0 + x, y));
     }
-    z.tanh()
+    Complex64::new(0.5 * m.ln_1p(), y.atan2(1.0 + x))
 }
 
 /// `tan z = −i tanh(i z)`.
@@ -272,13 +322,290 @@ pub fn tan(z: Complex64) -> Complex64 {
     Complex64::new(t.im, -t.re)
 }
 
-/// `1 / (1 + e^−z)`; for x < −700 (e^−z overflows) the result is e^z to double precision.
+/// `1 / (1 + e^−z)` for finite z: for x ≥ 0, w = e^−z and `1/(1 + w)`; for x < 0, w = e^z and
+/// `w/(1 + w)` (|w| ≤ 1, no overflow). Re(1 + w) = 2cos²(y/2) + expm1(∓x)·cos y has no
+/// cancellation (both terms have one sign when cos y < 0), so the poles at x = 0 keep full
+/// accuracy. Non-finite z: the steps `e^−z`, `+ 1`, reciprocal with C99 special values.
 pub fn logistic(z: Complex64) -> Complex64 {
-    if z.re < -700.0 {
-        return z.exp();
-    }
+    let (x, y) = (z.re, z.im);
     let one = Complex64::new(1.0, 0.0);
-    div_c128(one, one + (-z).exp())
+    if !(x.is_finite() && y.is_finite()) {
+        let d = exp(-z) + one;
+        if d.re.is_infinite() || d.im.is_infinite() {
+            return Complex64::new(0.0, 0.0);
+        }
+        return div_smith(one, d);
+    }
+    if x.abs() > 4096.0 {
+        let (s, c) = y.sin_cos();
+        return if x < 0.0 {
+            Complex64::new(0.0f64.copysign(c), 0.0f64.copysign(s))
+        } else {
+            Complex64::new(1.0, 0.0f64.copysign(s))
+        };
+    }
+    let ax = -x.abs();
+    let (s, c) = y.sin_cos();
+    let h = (0.5 * y).cos();
+    let e = ax.exp();
+    let re = 2.0 * h * h + ax.exp_m1() * c;
+    if x >= 0.0 {
+        div_c128(one, Complex64::new(re, -e * s))
+    } else {
+        div_c128(Complex64::new(e * c, e * s), Complex64::new(re, e * s))
+    }
+}
+
+/// `x^y = e^(y ln x)` (principal branch; `x^0 = 1`, `0^y = 0` for real y > 0).
+pub fn pow(x: Complex64, y: Complex64) -> Complex64 {
+    if y.re == 0.0 && y.im == 0.0 {
+        return Complex64::new(1.0, 0.0);
+    }
+    if x.re == 0.0 && x.im == 0.0 && y.im == 0.0 && y.re > 0.0 {
+        return Complex64::new(0.0, 0.0);
+    }
+    exp(mul_c128(y, log(x)))
+}
+
+// --- C99 Annex G special values and overflow-free transcendental functions ------------------
+
+/// `e^x · c · 2^k` without spurious overflow or underflow: `c` is split as `m·2^e` (exact, so a
+/// subnormal `c` keeps its bits), for |x| > 700 the exponential is applied in two halves, and the
+/// power of two is applied last (one rounding). A zero `c` gives a zero (`e^∞ · 0` is not NaN).
+#[inline]
+fn exp_times_pow2(x: f64, c: f64, k: i32) -> f64 {
+    if c == 0.0 {
+        return c;
+    }
+    if !c.is_finite() {
+        return c * x.exp();
+    }
+    let (m, e) = frexp(c);
+    if x.abs() > 700.0 {
+        if x.abs() > 3000.0 {
+            // Far beyond any finite result (|c| ≥ 2^-1074): ±∞ or ±0 with the sign of c.
+            return ldexp(m, e + k) * x.exp() * x.exp();
+        }
+        // e^x = 2^n e^r with r = x − n ln 2 (ln 2 split so that n·LN2_HI is exact).
+        const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+        const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+        let n = (x / std::f64::consts::LN_2).round();
+        let r = (x - n * LN2_HI) - n * LN2_LO;
+        return ldexp(r.exp() * m, n as i32 + e + k);
+    }
+    ldexp(x.exp() * m, e + k)
+}
+
+#[inline]
+fn exp_times(x: f64, c: f64) -> f64 {
+    exp_times_pow2(x, c, 0)
+}
+
+/// `cosh x · c` and `sinh x · c` without spurious overflow (for |x| > 700 both are `e^|x|/2`).
+#[inline]
+fn cosh_times(x: f64, c: f64) -> f64 {
+    if c == 0.0 {
+        return c;
+    }
+    if x.abs() > 700.0 {
+        exp_times_pow2(x.abs(), c, -1)
+    } else {
+        x.cosh() * c
+    }
+}
+
+#[inline]
+fn sinh_times(x: f64, c: f64) -> f64 {
+    if c == 0.0 {
+        return c;
+    }
+    if x.abs() > 700.0 {
+        let v = exp_times_pow2(x.abs(), c, -1);
+        if x < 0.0 {
+            -v
+        } else {
+            v
+        }
+    } else {
+        x.sinh() * c
+    }
+}
+
+/// `e^z` with the C99 Annex G special values (`e^(x ± i0) = e^x ± i0` for every x).
+pub fn exp(z: Complex64) -> Complex64 {
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return Complex64::new(x.exp(), y);
+    }
+    if x.is_nan() {
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    if x.is_infinite() {
+        if !y.is_finite() {
+            return if x > 0.0 {
+                Complex64::new(x, f64::NAN)
+            } else {
+                Complex64::new(0.0, 0.0)
+            };
+        }
+        let (s, c) = y.sin_cos();
+        let m = if x > 0.0 { x } else { 0.0 };
+        return Complex64::new(m * c, m * s);
+    }
+    if !y.is_finite() {
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    let (s, c) = y.sin_cos();
+    Complex64::new(exp_times(x, c), exp_times(x, s))
+}
+
+/// `sinh z` with the C99 Annex G special values.
+pub fn sinh(z: Complex64) -> Complex64 {
+    let (x, y) = (z.re, z.im);
+    if x.is_finite() && y.is_finite() {
+        if y == 0.0 {
+            return Complex64::new(x.sinh(), y);
+        }
+        let (s, c) = y.sin_cos();
+        return Complex64::new(sinh_times(x, c), cosh_times(x, s));
+    }
+    if x == 0.0 {
+        return Complex64::new(x, f64::NAN);
+    }
+    if x.is_infinite() {
+        if y == 0.0 {
+            return Complex64::new(x, y);
+        }
+        if y.is_finite() {
+            let (s, c) = y.sin_cos();
+            return Complex64::new(x * c, f64::INFINITY * s);
+        }
+        return Complex64::new(x, f64::NAN);
+    }
+    if x.is_nan() && y == 0.0 {
+        return Complex64::new(x, y);
+    }
+    Complex64::new(f64::NAN, f64::NAN)
+}
+
+/// `cosh z` with the C99 Annex G special values.
+pub fn cosh(z: Complex64) -> Complex64 {
+    let (x, y) = (z.re, z.im);
+    if x.is_finite() && y.is_finite() {
+        if y == 0.0 {
+            return Complex64::new(x.cosh(), y * x.signum());
+        }
+        let (s, c) = y.sin_cos();
+        return Complex64::new(cosh_times(x, c), sinh_times(x, s));
+    }
+    if x == 0.0 {
+        return Complex64::new(f64::NAN, 0.0);
+    }
+    if x.is_infinite() {
+        if y == 0.0 {
+            return Complex64::new(f64::INFINITY, y * x.signum());
+        }
+        if y.is_finite() {
+            let (s, c) = y.sin_cos();
+            return Complex64::new(f64::INFINITY * c, x * s);
+        }
+        // MPC's sign for cos(±∞ ± i∞) (C99 leaves it unspecified).
+        let re = if y.is_nan() {
+            f64::INFINITY
+        } else {
+            x.signum() * y.signum() * f64::INFINITY
+        };
+        return Complex64::new(re, f64::NAN);
+    }
+    if x.is_nan() && y == 0.0 {
+        return Complex64::new(x, 0.0);
+    }
+    Complex64::new(f64::NAN, f64::NAN)
+}
+
+/// `sin z = −i sinh(i z)`.
+pub fn sin(z: Complex64) -> Complex64 {
+    let s = sinh(Complex64::new(-z.im, z.re));
+    Complex64::new(s.im, -s.re)
+}
+
+/// `cos z = cosh(i z)`.
+pub fn cos(z: Complex64) -> Complex64 {
+    cosh(Complex64::new(-z.im, z.re))
+}
+
+/// `ln |z|` for finite non-zero z: the sum of squares as a double-double, `½·log1p(|z|² − 1)` near
+/// |z| = 1 (no cancellation), and a power-of-two scaling far from 1 (no overflow or underflow).
+fn log_abs(x: f64, y: f64) -> f64 {
+    let (a, b) = (x.abs().max(y.abs()), x.abs().min(y.abs()));
+    let sq = |a: f64, b: f64| {
+        let (p1, e1) = two_prod(a, a);
+        let (p2, e2) = two_prod(b, b);
+        let (sh, sl) = two_sum(p1, p2);
+        (sh, sl + (e1 + e2))
+    };
+    const LO: f64 = 1.0 / (1u128 << 100) as f64 / (1u128 << 100) as f64 / (1u128 << 100) as f64;
+    if (LO..1.0 / LO).contains(&a) {
+        let (sh, sl) = sq(a, b);
+        if (0.5..=2.0).contains(&sh) {
+            return 0.5 * ((sh - 1.0) + sl).ln_1p();
+        }
+        return 0.5 * (sh.ln() + sl / sh);
+    }
+    let (a, b, e) = scale_pair(a, b);
+    let (sh, sl) = sq(a, b);
+    (e as f64).mul_add(std::f64::consts::LN_2, 0.5 * (sh.ln() + sl / sh))
+}
+
+/// Principal `ln z` with the C99 Annex G special values.
+pub fn log(z: Complex64) -> Complex64 {
+    let (x, y) = (z.re, z.im);
+    if x.is_infinite() || y.is_infinite() {
+        return Complex64::new(f64::INFINITY, y.atan2(x));
+    }
+    if x.is_nan() || y.is_nan() {
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    if x == 0.0 && y == 0.0 {
+        return Complex64::new(f64::NEG_INFINITY, y.atan2(x));
+    }
+    Complex64::new(log_abs(x, y), y.atan2(x))
+}
+
+/// `tanh z` by Kahan's formulation: with t = tan y, s = sinh x, ρ = cosh x, β = 1 + t²,
+/// tanh z = (βρs + i t)/(1 + βs²) (no cancellation near the poles), the limit
+/// (±1, 4 sin y cos y e^{−2|x|}) for |x| > 22, and the C99 Annex G special values.
+pub fn tanh(z: Complex64) -> Complex64 {
+    let (x, y) = (z.re, z.im);
+    if x.is_infinite() {
+        let im = if y.is_finite() {
+            0.0f64.copysign((2.0 * y).sin())
+        } else {
+            0.0
+        };
+        return Complex64::new(1.0f64.copysign(x), im);
+    }
+    if !y.is_finite() {
+        // MPC gives NaN + iNaN here even for x = 0 (C99 leaves the real part's value open).
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    if x.is_nan() {
+        return if y == 0.0 {
+            Complex64::new(x, y)
+        } else {
+            Complex64::new(f64::NAN, f64::NAN)
+        };
+    }
+    if x.abs() > 22.0 {
+        let e = (-2.0 * x.abs()).exp();
+        let (s, c) = y.sin_cos();
+        return Complex64::new(1.0f64.copysign(x), 4.0 * s * c * e);
+    }
+    let t = y.tan();
+    let (s, rho) = (x.sinh(), x.cosh());
+    let beta = 1.0 + t * t;
+    let d = 1.0 + beta * s * s;
+    Complex64::new(beta * rho * s / d, t / d)
 }
 
 /// The complex function of a unary opcode.
@@ -286,15 +613,15 @@ pub fn c_function(op: Opcode) -> Option<fn(Complex64) -> Complex64> {
     use Opcode::*;
     Some(match op {
         Negate => |z: Complex64| -z,
-        Exponential => |z: Complex64| z.exp(),
+        Exponential => exp,
         ExponentialMinusOne => expm1,
-        Log => |z: Complex64| z.ln(),
+        Log => log,
         LogPlusOne => log1p,
         Sqrt => sqrt,
-        Rsqrt => |z: Complex64| div_c128(Complex64::new(1.0, 0.0), sqrt(z)),
+        Rsqrt => |z: Complex64| recip(sqrt(z)),
         Cbrt => |z: Complex64| z.cbrt(),
-        Sine => |z: Complex64| z.sin(),
-        Cosine => |z: Complex64| z.cos(),
+        Sine => sin,
+        Cosine => cos,
         Tan => tan,
         Tanh => tanh,
         Logistic => logistic,
@@ -363,15 +690,6 @@ pub(crate) fn binary(ctx: &Ctx<'_>) -> Result<Vec<u8>, BackendError> {
     let ty = ctx.in_type(0);
     let op = ctx.opcode();
     let (exec, n) = (ctx.exec, ctx.n);
-    let pow = |x: Complex64, y: Complex64| {
-        if y.re == 0.0 && y.im == 0.0 {
-            Complex64::new(1.0, 0.0)
-        } else if x.re == 0.0 && x.im == 0.0 && y.im == 0.0 && y.re > 0.0 {
-            Complex64::new(0.0, 0.0)
-        } else {
-            x.powc(y)
-        }
-    };
     Ok(if ty == ElementType::C64 {
         let (a, b) = (
             ctx.operands[0].typed::<[f32; 2]>(),
@@ -384,14 +702,7 @@ pub(crate) fn binary(ctx: &Ctx<'_>) -> Result<Vec<u8>, BackendError> {
             Opcode::Divide => div_c64,
             Opcode::Power => |x, y| {
                 let c = |v: [f32; 2]| Complex64::new(v[0] as f64, v[1] as f64);
-                let (x, y) = (c(x), c(y));
-                let r = if y.re == 0.0 && y.im == 0.0 {
-                    Complex64::new(1.0, 0.0)
-                } else if x.re == 0.0 && x.im == 0.0 && y.im == 0.0 && y.re > 0.0 {
-                    Complex64::new(0.0, 0.0)
-                } else {
-                    x.powc(y)
-                };
+                let r = pow(c(x), c(y));
                 [r.re as f32, r.im as f32]
             },
             _ => return Err(ctx.unsupported_type()),
