@@ -5,9 +5,10 @@
 //! MPC provides correctly rounded add, subtract, multiply, divide, exp, log, sqrt, sin, cos, tan,
 //! tanh and pow, and returns a ternary value per component, so each component goes through
 //! [`round_nearest_result`] exactly as a real result does. `abs` is MPFR's hypot. Functions MPC
-//! lacks (sign, expm1, log1p, rsqrt, logistic) are enclosed per component with interval arithmetic
-//! over correctly rounded primitives and refined until the enclosure rounds to one value
-//! ([`ziv`]); for non-finite inputs, where the formulas involve infinities, they follow the
+//! lacks (sign, expm1, rsqrt, logistic) are enclosed per component with interval arithmetic over
+//! correctly rounded primitives and refined until the enclosure rounds to one value ([`ziv`]);
+//! log1p is one correctly rounded MPFR call per component on an exactly formed argument (see
+//! [`log1p`]). For non-finite inputs, where the formulas involve infinities, they follow the
 //! formula with each step rounded (the values there are infinities, zeros and NaN).
 
 use super::{invalid, ElementFn, Signature};
@@ -324,9 +325,19 @@ fn im_bits(fmt: FloatFormat, im: &Float) -> u64 {
     round_exact(fmt, im)
 }
 
-/// log1p(z) = log(1 + z): 1 + z is formed exactly (at a precision wide enough for every bit) and
-/// MPC's correctly rounded log is applied once. For y = ±0 and x ≥ −1 the result is
-/// (log1p(x), ±0) exactly as the real function gives it (keeping log1p(−0) = −0).
+/// log1p(z) = log(1 + z), principal branch.
+///
+/// For y = ±0 and x ≥ −1 the result is (log1p(x), ±0) exactly as the real function gives it
+/// (keeping log1p(−0) = −0). Non-finite inputs go through MPC's log of 1 + z (the values there are
+/// infinities, zeros and NaN). For the other finite inputs the components are
+///
+/// * Re = ln|1 + z| = ½·log1p(u) with u = |1 + z|² − 1 = x(2 + x) + y², where u is formed exactly
+///   (every product and sum at a precision wide enough for every bit, see [`exact_mul`] and
+///   [`exact_add`]) so that no cancellation between 1 and |1 + z| can lose x (forming 1 + z and
+///   taking MPC's log lost x entirely for |x| ≪ 1); MPFR's log1p is correctly rounded at the
+///   format precision and halving is exact, so the ternary value carries over to the format
+///   rounding (subnormals included);
+/// * Im = atan2(y, 1 + x) with 1 + x exact, correctly rounded by MPFR (atan2(±0, negative) = ±π).
 fn log1p(fmt: FloatFormat, x: u128) -> Result<u128, BackendError> {
     let z = decode_c(fmt, x);
     let (re, im) = (z.real().clone(), z.imag().clone());
@@ -339,17 +350,51 @@ fn log1p(fmt: FloatFormat, x: u128) -> Result<u128, BackendError> {
             im_bits(fmt, &im),
         ));
     }
-    let exact_prec = match re.get_exp() {
-        Some(e) => (e.max(1) + 2 - (e - fmt.precision() as i32).min(0)) as u32,
-        None => fmt.precision(),
+    if !is_finite(&z) {
+        let exact_prec = match re.get_exp() {
+            Some(e) => (e.max(1) + 2 - (e - fmt.precision() as i32).min(0)) as u32,
+            None => fmt.precision(),
+        };
+        let one_plus = Float::with_val(exact_prec.max(fmt.precision()), &re + 1u32);
+        let w = Complex::with_val(
+            (exact_prec.max(fmt.precision()), fmt.precision()),
+            (one_plus, im),
+        );
+        let (r, t) = Complex::with_val_round(fmt.precision(), w.ln_ref(), NN);
+        return Ok(finish(fmt, r, t));
+    }
+    let p = fmt.precision();
+    let one = Float::with_val(p, 1u32);
+    let two = Float::with_val(p, 2u32);
+    let one_plus = exact_add(&re, &one);
+    let u = exact_add(&exact_mul(&re, &exact_add(&two, &re)), &exact_mul(&im, &im));
+    let (mut r, t_re) = Float::with_val_round(p, u.ln_1p_ref(), Round::Nearest);
+    r >>= 1u32; // exact: MPFR's exponent range is far wider than any format's
+    let (i, t_im) = Float::with_val_round(p, im.atan2_ref(&one_plus), Round::Nearest);
+    Ok(complex_bits(
+        fmt,
+        round_nearest_result(fmt, r, t_re),
+        round_nearest_result(fmt, i, t_im),
+    ))
+}
+
+/// The exact sum of two finite floats, at a precision spanning every bit of both.
+fn exact_add(a: &Float, b: &Float) -> Float {
+    let span = |v: &Float| v.get_exp().map(|e| (e + 1, e - v.prec() as i32));
+    let prec = match (span(a), span(b)) {
+        (Some((ta, la)), Some((tb, lb))) => (ta.max(tb) - la.min(lb)) as u32,
+        _ => a.prec().max(b.prec()),
     };
-    let one_plus = Float::with_val(exact_prec.max(fmt.precision()), &re + 1u32);
-    let w = Complex::with_val(
-        (exact_prec.max(fmt.precision()), fmt.precision()),
-        (one_plus, im),
-    );
-    let (r, t) = Complex::with_val_round(fmt.precision(), w.ln_ref(), NN);
-    Ok(finish(fmt, r, t))
+    let (s, t) = Float::with_val_round(prec.max(2), a + b, Round::Nearest);
+    debug_assert_eq!(t, Ordering::Equal);
+    s
+}
+
+/// The exact product of two finite floats.
+fn exact_mul(a: &Float, b: &Float) -> Float {
+    let (m, t) = Float::with_val_round(a.prec() + b.prec(), a * b, Round::Nearest);
+    debug_assert_eq!(t, Ordering::Equal);
+    m
 }
 
 /// rsqrt(z) = 1 / sqrt(z) (seed 004: Rsqrt is 1.0 / sqrt(x)), principal branch.
@@ -597,6 +642,101 @@ mod tests {
         assert_eq!(bits(un(Logistic, 2.0, -3.0)), (0x3f93_bb1c, 0xbcd0_8224));
         let (re, im) = un(Logistic, 1.0, 0.0);
         assert_eq!((re, im.to_bits()), (0.7310586, 0));
+    }
+
+    fn un128(op: Opcode, re: f64, im: f64) -> (u64, u64) {
+        let z = complex_bits(FloatFormat::F64, re.to_bits(), im.to_bits());
+        complex_parts(FloatFormat::F64, eval(op, ElementType::C128, &[z]))
+    }
+
+    /// Regressions: forming 1 + z and taking MPC's log lost x in Re log(1 + z) for small x.
+    /// Expected bits from mpmath at 400 bits, rounded once (the subnormal imaginary part by
+    /// rounding the exact value to a multiple of 2^-1074).
+    #[test]
+    fn log1p_small_real_part() {
+        // log1p(3.3e-13 − 7.2e-22 i) = 3.2999999999994556e-13 − 7.199999999997623e-22 i.
+        assert_eq!(
+            un128(LogPlusOne, 3.3e-13, -7.2e-22),
+            (0x3d57_38c0_62d6_30c2, 0xbb8b_3369_a814_febc)
+        );
+        // log1p(3.3e-13 + 1.6e-308 i): the old real part was 0.
+        assert_eq!(
+            un128(LogPlusOne, 3.3e-13, 1.6e-308),
+            (0x3d57_38c0_62d6_30c2, 0x000b_8157_268f_d6bd)
+        );
+        // Re = 1.70117606593701245e-6 (the old result was 1.7011760659369044e-6).
+        assert_eq!(
+            un128(LogPlusOne, 1.7011775129378366e-6, 1e-20),
+            (0x3ebc_8a7e_dd8a_541d, 0x3bc7_9c9e_6aaa_a7fd)
+        );
+        assert_eq!(
+            un128(LogPlusOne, 1.7011775129378366e-6, -3.5e-9),
+            (0x3ebc_8a7e_dd8a_c51a, 0xbe2e_1091_7c30_0980)
+        );
+        // |1 + z| = 1 exactly at z = −1 ± i: Re = +0, Im = ±π/2.
+        assert_eq!(
+            un128(LogPlusOne, -1.0, 1.0),
+            (0, std::f64::consts::FRAC_PI_2.to_bits())
+        );
+        // y = ±0 with x < −1: (ln|1 + x|, ±π).
+        assert_eq!(
+            un128(LogPlusOne, -3.0, -0.0),
+            (
+                std::f64::consts::LN_2.to_bits(),
+                (-std::f64::consts::PI).to_bits()
+            )
+        );
+    }
+
+    /// Property: for many small |x| (and a few large ones) with y ≠ 0, both components match a
+    /// 300-bit MPFR evaluation of Re = ½·log1p(x(2 + x) + y²), Im = atan2(y, 1 + x), rounded once.
+    #[test]
+    fn log1p_matches_wide_evaluation() {
+        use crate::round::round_exact;
+        use rug::Float;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (fmt, ty) in [(FloatFormat::F64, ElementType::C128), (F, C64)] {
+            let (min_exp, max_exp) = if fmt == F { (-149, 127) } else { (-1074, 1023) };
+            let mut random = |lo: i32, hi: i32| -> f64 {
+                let r = next();
+                let e = lo + (r % (hi - lo + 1) as u64) as i32;
+                let m = 1.0 + (next() >> 11) as f64 / (1u64 << 53) as f64;
+                let v = m * 2f64.powi(e.max(-1022)) * 2f64.powi((e + 1022).min(0));
+                let v = if fmt == F { v as f32 as f64 } else { v };
+                if r & (1 << 40) != 0 {
+                    -v
+                } else {
+                    v
+                }
+            };
+            for k in 0..3000 {
+                let x = if k % 10 == 9 {
+                    random(-4, 60)
+                } else {
+                    random(-70, -1)
+                };
+                let mut y = random(min_exp, if k % 3 == 0 { 0 } else { max_exp.min(40) });
+                if y == 0.0 {
+                    y = 1.0;
+                }
+                let enc = |v: f64| fmt.encode(v);
+                let z = complex_bits(fmt, enc(x), enc(y));
+                let got = complex_parts(fmt, eval(LogPlusOne, ty, &[z]));
+                let (xf, yf) = (Float::with_val(300, x), Float::with_val(300, y));
+                let u = Float::with_val(300, &xf * Float::with_val(300, &xf + 2u32))
+                    + Float::with_val(300, &yf * &yf);
+                let re = Float::with_val(300, u.ln_1p_ref()) / 2u32;
+                let im = Float::with_val(300, yf.atan2_ref(&Float::with_val(300, &xf + 1u32)));
+                let want = (round_exact(fmt, &re), round_exact(fmt, &im));
+                assert_eq!(got, want, "log1p({x:e} + {y:e} i) in {ty}");
+            }
+        }
     }
 
     #[test]
