@@ -225,3 +225,18 @@ fn complex_functions_within_normwise_budgets() {
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "over budget:\n{}", failures.join("\n"));
 }
+
+/// Regression (sweep seed 1): cos/sin of (smallest subnormal, huge y) scaled the subnormal factor
+/// below 2^-1074 before multiplying by e^|y| = ∞, giving 0 · ∞ = NaN instead of ±∞.
+#[test]
+fn huge_imaginary_part_with_subnormal_real_part_overflows_to_infinity() {
+    use conformance_fast::elementwise::complex::{cos, sin};
+    use num_complex::Complex64;
+    let tiny = f64::from_bits(1);
+    let c = cos(Complex64::new(tiny, -1.7976931348623155e308));
+    assert_eq!((c.re, c.im), (f64::INFINITY, f64::INFINITY));
+    let c = cos(Complex64::new(tiny, 1.4885617143363216e282));
+    assert_eq!((c.re, c.im), (f64::INFINITY, f64::NEG_INFINITY));
+    let s = sin(Complex64::new(tiny, -7.081260130710146e123));
+    assert_eq!((s.re, s.im), (f64::INFINITY, f64::NEG_INFINITY));
+}

@@ -383,8 +383,13 @@ fn exp_times_pow2(x: f64, c: f64, k: i32) -> f64 {
     let (m, e) = frexp(c);
     if x.abs() > 700.0 {
         if x.abs() > 3000.0 {
-            // Far beyond any finite result (|c| ≥ 2^-1074): ±∞ or ±0 with the sign of c.
-            return ldexp(m, e + k) * x.exp() * x.exp();
+            // Far beyond any finite result (2^-1074 ≤ |c| < 2^1024, |k| small): ±∞ or ±0 with the
+            // sign of c. (Scaling c first could underflow it to 0 and give 0 · ∞ = NaN.)
+            return if x > 0.0 {
+                c.signum() * f64::INFINITY
+            } else {
+                c.signum() * 0.0
+            };
         }
         // e^x = 2^n e^r with r = x − n ln 2 (ln 2 split so that n·LN2_HI is exact).
         const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
