@@ -272,8 +272,14 @@ pub fn element_verdict(
                 return v;
             }
         }
-        let a = float_verdict(f, er, gr, budget);
-        let b = float_verdict(f, ei, gi, budget);
+        // Under the normwise measure signed zeros are never distinguished, also where a
+        // non-finite component sends the comparison component by component.
+        let component_budget = Budget {
+            ignore_zero_sign: budget.ignore_zero_sign || budget.complex_normwise,
+            ..budget.clone()
+        };
+        let a = float_verdict(f, er, gr, &component_budget);
+        let b = float_verdict(f, ei, gi, &component_budget);
         let ulps = match (a.ulps, b.ulps) {
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
@@ -532,6 +538,17 @@ mod tests {
             | (((-6.3339224f32).to_bits() as u128) << 32);
         let v = element_verdict(ElementType::C64, e, g, &normwise);
         assert_eq!(v.class, Some(DiffClass::Ulp));
+        // (-0, -inf) against (0, -inf): a zero-sign difference componentwise, none normwise.
+        let e = ((-0f32).to_bits() as u128) | ((f32::NEG_INFINITY.to_bits() as u128) << 32);
+        let g = (0f32.to_bits() as u128) | ((f32::NEG_INFINITY.to_bits() as u128) << 32);
+        assert_eq!(
+            element_verdict(ElementType::C64, e, g, &b).class,
+            Some(DiffClass::ZeroSign)
+        );
+        assert_eq!(
+            element_verdict(ElementType::C64, e, g, &normwise).class,
+            None
+        );
         assert_eq!(element_verdict(ElementType::S32, 5, 5, &b).class, None);
         assert_eq!(
             element_verdict(ElementType::S32, 5, 6, &b).class,
