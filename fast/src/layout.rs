@@ -55,12 +55,7 @@ fn strided_copy(
         return dst;
     }
     let dst_strides = index::strides(dst_shape);
-    let m2m: Vec<usize> = dst_shape
-        .layout
-        .minor_to_major
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
+    let m2m = minor_to_major(dst_shape);
     let major = m2m[rank - 1];
     let block = dst_strides[major] as usize * width; // bytes of one index of the major dimension
     let rows = dst_shape.dimensions[major] as usize;
@@ -294,12 +289,7 @@ pub fn fill_padding(shape: &ArrayShape, data: &mut [u8]) {
     let pattern = &bits.to_le_bytes()[..width];
     let strides = index::strides(shape);
     let widths = index::physical_dimensions(shape);
-    let m2m: Vec<usize> = shape
-        .layout
-        .minor_to_major
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
+    let m2m = minor_to_major(shape);
     let fill = |range: std::ops::Range<usize>, data: &mut [u8]| {
         for e in data[range.start * width..range.end * width].chunks_exact_mut(width) {
             e.copy_from_slice(pattern);
@@ -366,6 +356,16 @@ pub fn splat(shape: ArrayShape, bits: u128) -> Result<ArrayLiteral, BackendError
     fill_padding(&shape, &mut data);
     ArrayLiteral::from_physical_bytes(shape, data)
         .map_err(|e| BackendError::Failure(format!("splat: {e}")))
+}
+
+/// The layout's `minor_to_major` as indices (most minor dimension first).
+fn minor_to_major(shape: &ArrayShape) -> Vec<usize> {
+    shape
+        .layout
+        .minor_to_major
+        .iter()
+        .map(|&d| d as usize)
+        .collect()
 }
 
 #[cfg(test)]
