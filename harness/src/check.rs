@@ -1,12 +1,13 @@
 //! Checking one case: run it on every backend, compare each with the first (the reference) under
 //! the catalog's tolerance, with implementation-defined elements masked.
 
-use crate::compare::{compare, Budget, Comparison};
-use conformance_spec::catalog::{masks, resolve_element_types, Catalog, ComplexError, OpEntry};
+use crate::compare::{compare, Allowance, Budget, Comparison};
+use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
+use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::{HloComputation, HloModule};
 use conformance_spec::index;
-use conformance_spec::literal::Literal;
+use conformance_spec::literal::{format_element, ArrayLiteral, Literal};
 use conformance_spec::{Backend, BackendError};
 use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -91,7 +92,6 @@ pub fn result_type(module: &HloModule) -> Option<ElementType> {
 
 /// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with it.
 pub fn check(
-    catalog: &Catalog,
     op: &OpEntry,
     module: &HloModule,
     args: &[Literal],
@@ -113,7 +113,7 @@ pub fn check(
     };
     let ty = result_type(module).unwrap_or(ElementType::F32);
     let budget = budget(op, ty);
-    let mask = element_mask(catalog, op, module, args, *reference);
+    let allowances = element_allowances(op, module, args, *reference);
     let outcomes = rest
         .iter()
         .map(|b| {
@@ -129,7 +129,10 @@ pub fn check(
             let (got, micros) = execute_guarded(*b, module, args);
             match got {
                 Ok(got) => {
-                    let c = compare(&expected, &got, &budget, &mask);
+                    let mut c = compare(&expected, &got, &budget, &allowances);
+                    if !c.agrees() {
+                        annotate_inputs(&mut c, module, args, *reference);
+                    }
                     BackendOutcome {
                         backend: b.name().to_string(),
                         verdict: if c.agrees() {
@@ -162,36 +165,28 @@ pub fn check(
     }
 }
 
-/// Per element of the root's result (row-major), whether it is implementation-defined: some
-/// `implementation_defined` mask of the entry applies to the root's operand values there.
-/// The operand values are computed by the reference (`reference` runs the entry computation with
-/// each operand as root). Returns one vector for an array result, none when nothing can be masked.
-pub fn element_mask(
-    catalog: &Catalog,
+/// Per element of the root's result (row-major), how it is compared: masked when some
+/// `implementation_defined` mask of the entry applies to the root's operand values there, or when
+/// the entry's `tolerance.conditioning` finds the result undetermined at the working precision;
+/// with extra ULPs for the condition number otherwise (`catalog::conditioning`). The operand
+/// values are computed by the reference (`reference` runs the entry computation with each operand
+/// as root). Returns one vector for an array result, none when every element gets the budget.
+pub fn element_allowances(
     op: &OpEntry,
     module: &HloModule,
     args: &[Literal],
     reference: &dyn Backend,
-) -> Vec<Vec<bool>> {
-    let _ = catalog;
-    if op.implementation_defined.is_empty() {
+) -> Vec<Vec<Allowance>> {
+    if op.implementation_defined.is_empty() && op.tolerance.conditioning.is_none() {
         return vec![];
     }
-    let entry = module.entry_computation();
-    let root = entry.root_instruction();
+    let root = module.entry_computation().root_instruction();
     let Some(out_shape) = root.shape.as_array() else {
         return vec![];
     };
-    let mut operands: Vec<conformance_spec::ArrayLiteral> = Vec::new();
-    for &o in &root.operands {
-        let mut sub = module.clone();
-        let comp: &mut HloComputation = &mut sub.computations[module.entry];
-        comp.root = o;
-        match reference.execute(&sub, args) {
-            Ok(Literal::Array(a)) => operands.push(a),
-            _ => return vec![],
-        }
-    }
+    let Some(operands) = root_operands(module, args, reference) else {
+        return vec![];
+    };
     let input_types: Vec<ElementType> = operands.iter().map(|a| a.element_type()).collect();
     let applicable: Vec<&str> = op
         .implementation_defined
@@ -204,21 +199,16 @@ pub fn element_mask(
         })
         .map(|m| m.mask.as_str())
         .collect();
-    if applicable.is_empty() {
+    let component = out_shape.element_type.float_format();
+    let rule = op.tolerance.conditioning.zip(component);
+    if applicable.is_empty() && rule.is_none() {
         return vec![];
     }
-    let mut mask = Vec::with_capacity(out_shape.element_count());
+    let mut allowances = Vec::with_capacity(out_shape.element_count());
     let mut inputs = vec![0u128; operands.len()];
     index::for_each_index(&out_shape.dimensions, |idx| {
         for (k, a) in operands.iter().enumerate() {
-            // Scalars (clamp bounds) apply everywhere; otherwise the same index (element-wise).
-            inputs[k] = if a.shape().is_scalar() {
-                a.get_bits(&[])
-            } else if a.dimensions() == out_shape.dimensions.as_slice() {
-                a.get_bits(idx)
-            } else {
-                0
-            };
+            inputs[k] = operand_bits_at(a, &out_shape.dimensions, idx).unwrap_or(0);
         }
         let masked = applicable.iter().any(|m| {
             masks::mask_applies(
@@ -230,7 +220,115 @@ pub fn element_mask(
                 out_shape.element_type,
             )
         });
-        mask.push(masked);
+        let allowance = match rule {
+            _ if masked => Allowance::Masked,
+            None => Allowance::Budget,
+            Some((rule, f)) => match conditioning::allowance(rule, &input_types, &inputs, f) {
+                None => Allowance::Budget,
+                Some(ConditionAllowance::ExtraUlps(u)) => Allowance::ExtraUlps(u),
+                Some(ConditionAllowance::Undetermined) => Allowance::Masked,
+                Some(ConditionAllowance::Infinity) => Allowance::Infinity,
+            },
+        };
+        allowances.push(allowance);
     });
-    vec![mask]
+    vec![allowances]
+}
+
+/// The root instruction's operand values, each computed by `reference` (the entry computation run
+/// with that operand as its root). `None` when one is not an array or the reference fails.
+fn root_operands(
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+) -> Option<Vec<ArrayLiteral>> {
+    let root = module.entry_computation().root_instruction();
+    let mut operands = Vec::with_capacity(root.operands.len());
+    for &o in &root.operands {
+        let mut sub = module.clone();
+        let comp: &mut HloComputation = &mut sub.computations[module.entry];
+        comp.root = o;
+        match reference.execute(&sub, args) {
+            Ok(Literal::Array(a)) => operands.push(a),
+            _ => return None,
+        }
+    }
+    Some(operands)
+}
+
+/// The bits of operand `a` that feed result element `idx` of an element-wise root: a scalar
+/// operand (clamp bounds) feeds every element, an operand of the result's dimensions the same
+/// index; `None` otherwise.
+fn operand_bits_at(a: &ArrayLiteral, out_dims: &[i64], idx: &[i64]) -> Option<u128> {
+    if a.shape().is_scalar() {
+        Some(a.get_bits(&[]))
+    } else if a.dimensions() == out_dims {
+        Some(a.get_bits(idx))
+    } else {
+        None
+    }
+}
+
+/// Fills each differing element's `inputs` with the root's operand values there (HLO literal
+/// syntax), so that a failure line shows what was evaluated. Leaves them empty for a tuple result
+/// or when the operands cannot be computed.
+fn annotate_inputs(
+    c: &mut Comparison,
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+) {
+    let root = module.entry_computation().root_instruction();
+    let Some(out_shape) = root.shape.as_array() else {
+        return;
+    };
+    let Some(operands) = root_operands(module, args, reference) else {
+        return;
+    };
+    for d in c.diffs.iter_mut().filter(|d| d.tuple_index.is_empty()) {
+        d.inputs = operands
+            .iter()
+            .map(
+                |a| match operand_bits_at(a, &out_shape.dimensions, &d.index) {
+                    Some(bits) => format_element(a.element_type(), bits),
+                    None => "?".to_string(),
+                },
+            )
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance_spec::hlo::{parse_literal, parse_module};
+
+    /// Complex power's allowances follow the condition number of each element (catalog
+    /// `conditioning: complex-power`): a few ULPs for a well-conditioned element, masked when the
+    /// angle is unknown at f32 precision, an infinity when the magnitude overflows.
+    #[test]
+    fn complex_power_allowances_follow_the_condition_number() {
+        let catalog = conformance_spec::catalog::shared().expect("built-in catalog");
+        let op = catalog.op("power").expect("power in the catalog");
+        let module = parse_module(
+            "HloModule m\nENTRY e {\n  a = c64[4]{0} parameter(0)\n  b = c64[4]{0} parameter(1)\n  ROOT p = c64[4]{0} power(a, b)\n}\n",
+        )
+        .unwrap();
+        let args = [
+            parse_literal("c64[4] {(2, 0), (10, 0), (1e30, 1), (0, 0)}").unwrap(),
+            parse_literal("c64[4] {(3, 0), (0, 1e30), (4, 0), (2, 0)}").unwrap(),
+        ];
+        let reference = crate::backends::by_name("reference").unwrap();
+        let a = element_allowances(op, &module, &args, reference.as_ref());
+        // κ(2, 3) = 3·(1 + ln 2) = 5.08: 8κ rounds up to 41 ULPs.
+        assert_eq!(
+            a,
+            vec![vec![
+                Allowance::ExtraUlps(41),
+                Allowance::Masked,
+                Allowance::Infinity,
+                Allowance::Masked, // 0^w: the complex-power-zero-base mask
+            ]]
+        );
+    }
 }

@@ -7,7 +7,7 @@
 //! a subnormal expected where zero came back is classified as a subnormal flush. Integers and
 //! predicates compare exactly. Masked elements (implementation-defined) are counted, not compared.
 
-use conformance_spec::element_type::{ElementType, FloatClass, FloatFormat};
+use conformance_spec::element_type::{pow2, ElementType, FloatClass, FloatFormat};
 use conformance_spec::index;
 use conformance_spec::literal::{complex_parts, format_element, ArrayLiteral, Literal};
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,9 @@ pub enum DiffClass {
     Exact,
     /// Element type or dimensions of the results differ.
     Shape,
+    /// The exact result's magnitude overflows (catalog `conditioning`), but the result is not an
+    /// infinity (no infinite component).
+    Overflow,
 }
 
 impl DiffClass {
@@ -41,6 +44,7 @@ impl DiffClass {
             DiffClass::SubnormalFlush => "subnormal-flush",
             DiffClass::Exact => "exact",
             DiffClass::Shape => "shape",
+            DiffClass::Overflow => "overflow",
         }
     }
 }
@@ -52,7 +56,7 @@ impl fmt::Display for DiffClass {
 }
 
 /// What is allowed when comparing one result.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Budget {
     /// Largest accepted distance in ULPs of the result's format (0: bit-exact up to NaN-ness).
     pub ulps: u64,
@@ -82,6 +86,10 @@ pub struct ElementDiff {
     /// Distance in ULPs of the result format (floats; the larger component for complex).
     pub ulps: Option<u64>,
     pub class: DiffClass,
+    /// The root's operand values at this element (HLO literal syntax), when the root is
+    /// element-wise; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
 }
 
 /// The outcome of comparing a result with the expected one.
@@ -116,13 +124,29 @@ impl Comparison {
     }
 }
 
-/// Compares `got` with `expected`. `mask` (per array leaf, per logical element in row-major order;
-/// empty = nothing masked) marks implementation-defined elements.
+/// How one element is compared, beyond the entry's budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Allowance {
+    /// Within the entry's budget.
+    #[default]
+    Budget,
+    /// Not compared (counted in [`Comparison::masked`]): an implementation-defined element, or
+    /// one whose result the working precision does not determine (catalog `conditioning`).
+    Masked,
+    /// Within the budget plus this many ULPs (catalog `conditioning`: `2·κ`).
+    ExtraUlps(u64),
+    /// Only an infinity is required (C99 G.3: some component infinite, for complex results):
+    /// the exact magnitude overflows, and its direction is lost with it (catalog `conditioning`).
+    Infinity,
+}
+
+/// Compares `got` with `expected`. `allowances` (per array leaf, per logical element in row-major
+/// order; empty = the budget everywhere) marks masked and ill-conditioned elements.
 pub fn compare(
     expected: &Literal,
     got: &Literal,
     budget: &Budget,
-    mask: &[Vec<bool>],
+    allowances: &[Vec<Allowance>],
 ) -> Comparison {
     let mut out = Comparison::default();
     let mut leaf = 0usize;
@@ -130,7 +154,7 @@ pub fn compare(
         expected,
         got,
         budget,
-        mask,
+        allowances,
         &mut Vec::new(),
         &mut leaf,
         &mut out,
@@ -142,7 +166,7 @@ fn compare_rec(
     expected: &Literal,
     got: &Literal,
     budget: &Budget,
-    mask: &[Vec<bool>],
+    mask: &[Vec<Allowance>],
     path: &mut Vec<usize>,
     leaf: &mut usize,
     out: &mut Comparison,
@@ -180,6 +204,7 @@ fn shape_diff(path: &[usize], expected: &str, got: &str) -> ElementDiff {
         got: got.to_string(),
         ulps: None,
         class: DiffClass::Shape,
+        inputs: vec![],
     }
 }
 
@@ -187,7 +212,7 @@ fn compare_arrays(
     e: &ArrayLiteral,
     g: &ArrayLiteral,
     budget: &Budget,
-    mask: &[bool],
+    mask: &[Allowance],
     path: &[usize],
     out: &mut Comparison,
 ) {
@@ -206,10 +231,39 @@ fn compare_arrays(
     index::for_each_index(e.dimensions(), |idx| {
         let k = position;
         position += 1;
-        if mask.get(k).copied().unwrap_or(false) {
-            out.masked += 1;
-            return;
-        }
+        let widened;
+        let budget = match mask.get(k).copied().unwrap_or_default() {
+            Allowance::Masked => {
+                out.masked += 1;
+                return;
+            }
+            Allowance::Budget => budget,
+            Allowance::Infinity => {
+                out.compared += 1;
+                if !is_infinity(ty, g_bits[k]) {
+                    out.record(ElementDiff {
+                        tuple_index: path.to_vec(),
+                        index: idx.to_vec(),
+                        element_type: ty.to_string(),
+                        expected_bits: hex_bits(ty, e_bits[k]),
+                        got_bits: hex_bits(ty, g_bits[k]),
+                        expected: format_element(ty, e_bits[k]),
+                        got: format_element(ty, g_bits[k]),
+                        ulps: None,
+                        class: DiffClass::Overflow,
+                        inputs: vec![],
+                    });
+                }
+                return;
+            }
+            Allowance::ExtraUlps(extra) => {
+                widened = Budget {
+                    ulps: budget.ulps.saturating_add(extra),
+                    ..*budget
+                };
+                &widened
+            }
+        };
         out.compared += 1;
         let (eb, gb) = (e_bits[k], g_bits[k]);
         let verdict = element_verdict(ty, eb, gb, budget);
@@ -227,9 +281,25 @@ fn compare_arrays(
                 got: format_element(ty, gb),
                 ulps: verdict.ulps,
                 class,
+                inputs: vec![],
             });
         }
     });
+}
+
+/// True when `bits` is an infinity of `ty`: ±inf for a real float type, a value with at least one
+/// infinite component for a complex type (C99 G.3); false for other types.
+fn is_infinity(ty: ElementType, bits: u128) -> bool {
+    let Some(f) = ty.float_format() else {
+        return false;
+    };
+    let inf = |b: u64| f.classify(b) == FloatClass::Infinite;
+    if ty.is_complex() {
+        let (re, im) = complex_parts(f, bits);
+        inf(re) || inf(im)
+    } else {
+        inf(bits as u64)
+    }
 }
 
 fn hex_bits(ty: ElementType, bits: u128) -> String {
@@ -276,7 +346,7 @@ pub fn element_verdict(
         // non-finite component sends the comparison component by component.
         let component_budget = Budget {
             ignore_zero_sign: budget.ignore_zero_sign || budget.complex_normwise,
-            ..budget.clone()
+            ..*budget
         };
         let a = float_verdict(f, er, gr, &component_budget);
         let b = float_verdict(f, ei, gi, &component_budget);
@@ -292,24 +362,54 @@ pub fn element_verdict(
     float_verdict(f, expected as u64, got as u64, budget)
 }
 
-/// The normwise verdict on a complex element whose four components are finite: each component's
-/// error in ULPs of the larger-magnitude exact component, signed zeros not distinguished (`None`
-/// when some component is NaN or infinite, or the exact value is 0 and the result is not: those
-/// are judged component by component).
+/// The normwise verdict on a complex element: each component's error in ULPs of the
+/// larger-magnitude exact component, signed zeros not distinguished. When exactly one exact
+/// component is infinite, the magnitude exceeds the largest finite value, whose ULP measures the
+/// other component. `None` (judged component by component) when some component is NaN, when both
+/// exact components are infinite, when the exact value is finite and the result not, or when the
+/// exact value is 0 and the result is not.
 fn normwise_verdict(
     f: FloatFormat,
     e: (u64, u64),
     g: (u64, u64),
     budget: &Budget,
 ) -> Option<ElementVerdict> {
-    let finite = |b: u64| {
-        matches!(
-            f.classify(b),
-            FloatClass::Normal | FloatClass::Subnormal | FloatClass::Zero
-        )
-    };
-    if ![e.0, e.1, g.0, g.1].into_iter().all(finite) {
+    let is_nan = |b: u64| f.classify(b) == FloatClass::Nan;
+    if [e.0, e.1, g.0, g.1].into_iter().any(is_nan) {
         return None;
+    }
+    let inf = |b: u64| f.classify(b) == FloatClass::Infinite;
+    match (inf(e.0), inf(e.1)) {
+        (false, false) if inf(g.0) || inf(g.1) => return None,
+        (false, false) => {}
+        (true, true) => return None,
+        // One exact component overflowed: the magnitude is beyond the largest finite value, so
+        // the finite component's error counts in ULPs of that value, and the infinite one must
+        // be matched (the largest finite value is 1 ULP from infinity).
+        (re_inf, _) => {
+            let (big_e, big_g, small_e, small_g) = if re_inf {
+                (e.0, g.0, e.1, g.1)
+            } else {
+                (e.1, g.1, e.0, g.0)
+            };
+            let big = ulp_distance(f, big_e, big_g);
+            let small = if inf(small_g) {
+                u64::MAX
+            } else {
+                let ulp = pow2(f.max_exponent() - f.mantissa_bits as i32);
+                let err = ((f.decode(small_e) - f.decode(small_g)).abs() / ulp).ceil();
+                if err.is_finite() {
+                    err as u64
+                } else {
+                    u64::MAX
+                }
+            };
+            let ulps = big.max(small);
+            return Some(ElementVerdict {
+                ulps: Some(ulps),
+                class: (ulps > budget.ulps).then_some(DiffClass::Ulp),
+            });
+        }
     }
     let (er, ei, gr, gi) = (f.decode(e.0), f.decode(e.1), f.decode(g.0), f.decode(g.1));
     let scale = er.abs().max(ei.abs());
@@ -323,7 +423,7 @@ fn normwise_verdict(
     // ULP of the format at the magnitude `scale` (never below the smallest subnormal).
     let (_, exp) = conformance_spec::element_type::frexp(scale);
     let ulp_exp = (exp - 1).max(f.min_normal_exponent()) - f.mantissa_bits as i32;
-    let ulp = conformance_spec::element_type::pow2(ulp_exp);
+    let ulp = pow2(ulp_exp);
     let err = ((er - gr).abs().max((ei - gi).abs()) / ulp).ceil();
     let ulps = if err.is_finite() {
         err as u64
@@ -399,6 +499,9 @@ impl fmt::Display for ElementDiff {
         write!(f, "[{}]", idx.join(","))?;
         if !self.tuple_index.is_empty() {
             write!(f, " (tuple element {:?})", self.tuple_index)?;
+        }
+        if !self.inputs.is_empty() {
+            write!(f, " inputs ({})", self.inputs.join(", "))?;
         }
         write!(
             f,
@@ -549,6 +652,21 @@ mod tests {
             element_verdict(ElementType::C64, e, g, &normwise).class,
             None
         );
+        // One overflowed component: the other is measured in ULPs of the largest finite value
+        // (2^104 for f32), the infinite one must stay infinite (or the largest finite value).
+        let c = |re: f32, im: f32| (re.to_bits() as u128) | ((im.to_bits() as u128) << 32);
+        let inf = f32::INFINITY;
+        let ulps = |e, g| element_verdict(ElementType::C64, e, g, &normwise).ulps;
+        assert_eq!(ulps(c(-inf, 10.0), c(-inf, -6.4e22)), Some(1));
+        assert_eq!(ulps(c(-inf, 10.0), c(-inf, 3e32)), Some(15));
+        assert_eq!(ulps(c(1.0, inf), c(1.0, f32::MAX)), Some(1));
+        assert_eq!(ulps(c(-inf, 10.0), c(-inf, inf)), Some(u64::MAX));
+        assert_eq!(ulps(c(-inf, 10.0), c(inf, 10.0)), Some(2 * 0x7f80_0000));
+        // Both exact components infinite: judged component by component.
+        assert_eq!(
+            element_verdict(ElementType::C64, c(inf, -inf), c(inf, inf), &normwise).class,
+            Some(DiffClass::Ulp)
+        );
         assert_eq!(element_verdict(ElementType::S32, 5, 5, &b).class, None);
         assert_eq!(
             element_verdict(ElementType::S32, 5, 6, &b).class,
@@ -564,9 +682,29 @@ mod tests {
         assert!(!c.agrees());
         assert_eq!(c.diffs[0].index, vec![1]);
         assert_eq!(c.diffs[0].expected, "2");
-        let masked = compare(&e, &g, &exact(), &[vec![false, true, false]]);
+        let masked = compare(
+            &e,
+            &g,
+            &exact(),
+            &[vec![
+                Allowance::Budget,
+                Allowance::Masked,
+                Allowance::Budget,
+            ]],
+        );
         assert!(masked.agrees());
         assert_eq!((masked.compared, masked.masked), (2, 1));
+        // 2.5 is 2^21 ULPs above 2 in f32: an allowance of that many passes it, one fewer not.
+        let wide = |extra| vec![vec![Allowance::Budget, Allowance::ExtraUlps(extra)]];
+        assert!(compare(&e, &g, &exact(), &wide(1 << 21)).agrees());
+        let c = compare(&e, &g, &exact(), &wide((1 << 21) - 1));
+        assert_eq!(c.diffs[0].ulps, Some(1 << 21));
+        // Where only an infinity is required, any infinity passes and a finite value does not.
+        let inf = f32lit(&[1.0, f32::NEG_INFINITY, 3.0]);
+        let infinity = [vec![Allowance::Budget, Allowance::Infinity]];
+        assert!(compare(&e, &inf, &exact(), &infinity).agrees());
+        let c = compare(&inf, &g, &exact(), &infinity);
+        assert_eq!(c.classes.get(&DiffClass::Overflow), Some(&1));
         // Layout does not matter, only logical values.
         let m =
             ArrayLiteral::from_bits(ArrayShape::new(ElementType::F32, vec![2, 2]), &[1, 2, 3, 4])

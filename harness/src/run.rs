@@ -185,7 +185,7 @@ pub fn run(
                 let case =
                     generate::case(catalog, &combos, &options.generator, options.seed, index)?;
                 let op = catalog.op(&case.op_id).ok_or("op vanished")?;
-                let outcome = check(catalog, op, &case.module, &case.args, &backends);
+                let outcome = check(op, &case.module, &case.args, &backends);
                 let passed = outcome.reference_error.is_none()
                     && outcome
                         .outcomes

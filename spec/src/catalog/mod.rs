@@ -5,6 +5,7 @@
 //! [`Catalog::from_sources`] read other files. Every error names `file:line:col`
 //! ([`CatalogError`]).
 
+pub mod conditioning;
 pub mod error;
 mod examples;
 pub mod loader;

@@ -168,6 +168,15 @@ pub enum ComplexError {
     Normwise,
 }
 
+/// A condition-number rule that widens an entry's budget element by element
+/// ([`super::conditioning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Conditioning {
+    /// Complex `power` z^w: κ = |w|·(1 + |log z|).
+    ComplexPower,
+}
+
 /// Accuracy budget against the exact reference.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -187,6 +196,11 @@ pub struct Tolerance {
     /// How complex results are measured (default: each component in ULPs of its own value).
     #[serde(default)]
     pub complex_error: ComplexError,
+    /// Widens the budget of each element by its condition number (`2·κ` ULPs), and leaves
+    /// elements whose result the working precision does not determine uncompared. Only for
+    /// complex results (the rule names its operands' meaning).
+    #[serde(default)]
+    pub conditioning: Option<Conditioning>,
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,

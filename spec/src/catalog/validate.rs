@@ -6,7 +6,8 @@ use super::error::Diagnostic;
 use super::examples;
 use super::masks::{mask_info, MASKS};
 use super::model::{
-    resolve_element_types, type_class, FamilyFile, OpEntry, ResultRule, Signature, TYPE_CLASSES,
+    resolve_element_types, type_class, Conditioning, FamilyFile, OpEntry, ResultRule, Signature,
+    TYPE_CLASSES,
 };
 use super::spans::{pos_of, FileLocator, OpSpans, Pos};
 use super::values::{parse_element, parse_element_exact};
@@ -239,6 +240,7 @@ impl OpCtx<'_> {
         self.special_values(opcode, rules.map(|r| r.2), &types);
         self.implementation_defined(opcode, &types);
         self.tolerance(&types);
+        self.conditioning(opcode);
         self.examples(opcode);
         self.unsupported();
     }
@@ -684,6 +686,25 @@ impl OpCtx<'_> {
                 pos,
                 "tolerance needs a `rationale` saying why the budget is what it is".into(),
             );
+        }
+    }
+
+    /// A conditioning rule reads its operands with a fixed meaning (`complex-power`: base and
+    /// exponent of `power`), so it belongs to one opcode.
+    fn conditioning(&mut self, opcode: Opcode) {
+        let here = self
+            .spans
+            .and_then(|s| s.tolerance.as_ref())
+            .and_then(pos_of);
+        match self.op.tolerance.conditioning {
+            Some(Conditioning::ComplexPower) if opcode != Opcode::Power => self.err(
+                here,
+                format!(
+                    "tolerance.conditioning `complex-power` applies to `power`, not `{}`",
+                    self.op.opcode
+                ),
+            ),
+            _ => {}
         }
     }
 

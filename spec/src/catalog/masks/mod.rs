@@ -325,7 +325,8 @@ fn binary_integers(
 }
 
 /// The components of a complex element, as f64 values.
-fn complex_components(ty: ElementType, bits: u128) -> Option<(f64, f64)> {
+/// The components of a complex element, as f64 (exact for c64 and c128); `None` for other types.
+pub(crate) fn complex_components(ty: ElementType, bits: u128) -> Option<(f64, f64)> {
     if !ty.is_complex() {
         return None;
     }
