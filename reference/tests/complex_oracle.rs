@@ -52,23 +52,10 @@ const NOT_COVERED: &[(&str, &str)] = &[
 /// Vectors on which the reference is known to be wrong, as (catalog id, the data line): the test
 /// requires them to STILL mismatch, so that a fix shows up as a failure asking to empty this list.
 ///
-/// `power`: when the whole result lies beyond the format's range (|A| huge, A = Re(w log z)), the
-/// components are ±inf or ±0 with the signs of cos B and sin B, B = Im(w log z). Here B is a large
-/// multiple of π plus a tiny term that decides the signs; MPC 1.4.1's `pow` takes them from an
-/// approximation of B that is too short (checked at 8000 bits with mpmath: first line, A = −2.5e308,
-/// cos B > 0, sin B = +6.9e-305 > 0, so (+0, +0), reference (+0, −0); second line, A > 0, sin B < 0,
-/// so (+inf, −inf), reference (+inf, +inf)). Such elements are outside what the catalog compares for
-/// backends (the `complex-power` conditioning rule), but the reference claims correct rounding.
-const KNOWN_DEFECTS: &[(&str, &str)] = &[
-    (
-        "power",
-        "c128 ff5fffffffffffff:0054d40fae4a5692 ffe4eb82fc00a00b:00960527496d7299 0000000000000000:0000000000000000",
-    ),
-    (
-        "power",
-        "c128 c01f48d4b44768b3:0000000000000000 6b32abae54b5d764:9959c4612896198d 7ff0000000000000:fff0000000000000",
-    ),
-];
+/// Empty. It held two `power` vectors whose whole result lies beyond the format's range with a huge
+/// B = Im(w log z) (MPC 1.4.1's `pow` took the signs of cos B and sin B from a too short
+/// approximation of B); the reference now proves those signs itself (`elementwise::complex::power`).
+const KNOWN_DEFECTS: &[(&str, &str)] = &[];
 
 fn known_defect(id: &str, v: &Vector) -> bool {
     KNOWN_DEFECTS
