@@ -2,6 +2,7 @@
 //! the catalog's tolerance, with implementation-defined elements masked.
 
 use crate::compare::{compare, Allowance, Budget, Comparison};
+use crate::executor::Stage;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
 use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
 use conformance_spec::element_type::ElementType;
@@ -25,6 +26,21 @@ pub enum Verdict {
     Error,
     /// The backend does not support the case (catalog `unsupported`, or it said so).
     Unsupported,
+    /// The backend did not finish within the per-case time limit.
+    Timeout,
+}
+
+impl Verdict {
+    /// `pass`, `fail`, `error`, `unsupported` or `timeout` (as in results files).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Error => "error",
+            Verdict::Unsupported => "unsupported",
+            Verdict::Timeout => "timeout",
+        }
+    }
 }
 
 /// One backend's outcome on a case.
@@ -56,17 +72,12 @@ pub fn execute_guarded(
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| backend.execute(module, args)));
     let micros = start.elapsed().as_micros() as u64;
-    let result = match result {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic payload".to_string());
-            Err(BackendError::Failure(format!("panicked: {msg}")))
-        }
-    };
+    let result = result.unwrap_or_else(|payload| {
+        Err(BackendError::Failure(format!(
+            "panicked: {}",
+            crate::executor::panic_message(payload.as_ref())
+        )))
+    });
     (result, micros)
 }
 
@@ -90,16 +101,20 @@ pub fn result_type(module: &HloModule) -> Option<ElementType> {
         .map(|a| a.element_type)
 }
 
-/// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with it.
+/// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with
+/// it. `stage` is set to 1 while the reference runs and to `1 + k` while the k-th other backend
+/// runs (so that a time limit can name the backend that hung).
 pub fn check(
     op: &OpEntry,
     module: &HloModule,
     args: &[Literal],
     backends: &[&dyn Backend],
+    stage: &Stage,
 ) -> CaseOutcome {
     let (reference, rest) = backends
         .split_first()
         .expect("at least the reference backend");
+    stage.set(1);
     let (expected, reference_micros) = execute_guarded(*reference, module, args);
     let expected = match expected {
         Ok(e) => e,
@@ -116,7 +131,9 @@ pub fn check(
     let allowances = element_allowances(op, module, args, *reference);
     let outcomes = rest
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(k, b)| {
+            stage.set(2 + k);
             if op.unsupported.contains_key(b.name()) {
                 return BackendOutcome {
                     backend: b.name().to_string(),
@@ -237,7 +254,7 @@ pub fn element_allowances(
 
 /// The root instruction's operand values, each computed by `reference` (the entry computation run
 /// with that operand as its root). `None` when one is not an array or the reference fails.
-fn root_operands(
+pub(crate) fn root_operands(
     module: &HloModule,
     args: &[Literal],
     reference: &dyn Backend,

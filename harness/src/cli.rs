@@ -1,9 +1,9 @@
-//! Command-line interface: `conformance run | spec | check`.
+//! Command-line interface: `conformance run | replay | minimize | report | spec | check`.
 //!
 //! Exit status (DESIGN.md): 0 all agree, 1 discrepancies found, 2 bad input or usage,
 //! 3 internal error.
 
-use crate::generate::{Filters, GeneratorConfig};
+use crate::generate::{Filters, GeneratorConfig, SwarmConfig};
 use crate::run::{self, Budget, RunOptions};
 use clap::{Parser, Subcommand};
 use conformance_spec::catalog::Catalog;
@@ -25,6 +25,13 @@ pub struct Cli {
 pub enum Command {
     /// Generate cases from the catalog and compare backends with the reference.
     Run(RunArgs),
+    /// Replay a corpus file, or run an HLO text file (a JAX dump, say) with generated inputs,
+    /// and print the per-element differences.
+    Replay(ReplayArgs),
+    /// Minimize the disagreement of a corpus file or HLO text file and write it to the corpus.
+    Minimize(MinimizeArgs),
+    /// Build a self-contained HTML pass matrix from results files.
+    Report(ReportArgs),
     /// List the catalog's operations, or show one entry.
     Spec {
         /// A catalog id (e.g. `exponential`, `compare-LT`).
@@ -66,6 +73,84 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Run only shard K of N: the case indices i with i mod N = K-1 (the N shards together are
+    /// exactly the unsharded sweep).
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Continue the sweep recorded in --results, skipping the cases it already holds.
+    #[arg(long, requires = "results")]
+    pub resume: bool,
+    /// Record a case as timed out when its backends take longer than this (seconds).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub case_timeout: f64,
+    /// Minimize each failing case and write it to the corpus directory.
+    #[arg(long)]
+    pub minimize: bool,
+    /// Where --minimize writes corpus files.
+    #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+    pub corpus_dir: PathBuf,
+    /// Swarm testing: enable a random subset (drawn from the seed) of the selected operations,
+    /// element types, layout features and value classes.
+    #[arg(long)]
+    pub swarm: bool,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A corpus YAML file, or an HLO text file.
+    pub file: PathBuf,
+    /// Backends, comma-separated; the first is the one the others are compared with.
+    #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
+    pub backends: Vec<String>,
+    /// Seed for the inputs of an HLO file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MinimizeArgs {
+    /// A corpus YAML file, or an HLO text file.
+    pub file: PathBuf,
+    #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
+    pub backends: Vec<String>,
+    /// Seed for the inputs of an HLO file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where the minimized corpus file is written.
+    #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+    pub corpus_dir: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Results files of `conformance run --results` (several shards merge).
+    #[arg(required = true)]
+    pub results: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(short, long, default_value = "reports/out/index.html")]
+    pub output: PathBuf,
+}
+
+/// Parses `K/N` with 1 <= K <= N.
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("expected K/N (e.g. 2/8), got `{text}`"))?;
+    let k: u64 = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected K/N with integers, got `{text}`"))?;
+    let n: u64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected K/N with integers, got `{text}`"))?;
+    if k == 0 || n == 0 || k > n {
+        return Err(format!("expected K/N with 1 <= K <= N, got `{text}`"));
+    }
+    Ok((k, n))
 }
 
 /// Without `--cases` or `--time`, a sweep visits every selected combination this many times.
@@ -104,7 +189,23 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 ops: args.ops,
                 dtypes: args.dtypes,
             };
-            let combos = crate::generate::plan(&catalog, &filters).map_err(|e| (2, e))?;
+            let mut generator = GeneratorConfig::default();
+            if args.swarm {
+                let combos = crate::generate::plan(&catalog, &filters).map_err(|e| (2, e))?;
+                let swarm = SwarmConfig::from_seed(args.seed, &catalog, &combos);
+                generator = swarm.apply(&generator);
+            }
+            let combos =
+                crate::generate::plan_sweep(&catalog, &filters, &generator).map_err(|e| (2, e))?;
+            if !(args.case_timeout.is_finite() && args.case_timeout > 0.0) {
+                return Err((
+                    2,
+                    format!(
+                        "--case-timeout: expected a positive number of seconds, got {}",
+                        args.case_timeout
+                    ),
+                ));
+            }
             let budget = match (args.cases, args.time) {
                 (Some(n), _) => Budget::Cases(n),
                 (None, Some(t)) if t.is_finite() && t > 0.0 => {
@@ -124,15 +225,51 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 filters,
                 backends: args.backends,
                 results: args.results,
+                resume: args.resume,
+                shard: args.shard,
+                case_timeout: Some(Duration::from_secs_f64(args.case_timeout)),
+                minimize: args.minimize,
+                corpus_dir: args.corpus_dir,
                 progress_bar: !args.no_progress && run::wants_progress_bar(),
-                generator: GeneratorConfig::default(),
+                generator,
                 only_case: args.only_case,
+                workers: args.jobs,
             };
+            if let Some(s) = &options.generator.swarm {
+                eprintln!("swarm: {s}");
+            }
             let mut stderr = std::io::stderr();
             let summary = run::run(&catalog, &options, &mut stderr).map_err(|e| (2, e))?;
             let mut stdout = std::io::stdout();
             run::print_summary(&summary, &options, &mut stdout).map_err(|e| (3, e.to_string()))?;
             Ok(summary.exit_code())
+        }
+        Command::Replay(args) => {
+            let catalog = load_catalog(&cli.catalog)?;
+            crate::replay::replay_command(&catalog, &args.file, &args.backends, args.seed)
+        }
+        Command::Minimize(args) => {
+            let catalog = load_catalog(&cli.catalog)?;
+            crate::replay::minimize_command(
+                &catalog,
+                &args.file,
+                &args.backends,
+                args.seed,
+                &args.corpus_dir,
+            )
+        }
+        Command::Report(args) => {
+            let stats = crate::report::write_report(&args.results, &args.output)
+                .map_err(|e| (2, e.to_string()))?;
+            println!(
+                "{}: {} bytes, {} cases, {} backend pair(s), {} failing cell(s)",
+                stats.output.display(),
+                stats.bytes,
+                stats.cases,
+                stats.pairs,
+                stats.failing_cells
+            );
+            Ok(0)
         }
         Command::Spec { id } => {
             let catalog = load_catalog(&cli.catalog)?;

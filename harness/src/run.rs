@@ -1,25 +1,41 @@
 //! `conformance run`: a sweep of generated cases over the catalog, on every backend, compared with
 //! the reference; results appended to JSONL (flushed per case) and summarized op × element type.
+//!
+//! Case `i` of a sweep is a pure function of (seed, i, catalog, generator config), so a sweep can
+//! be split into shards (`--shard k/n` runs the indices `i ≡ k−1 mod n`) and resumed from its
+//! results file (`--resume` skips the indices already recorded there).
 
 use crate::backends;
 use crate::check::{check, BackendOutcome, Verdict};
+use crate::executor::{self, Finished, NextIndex, Stage};
 use crate::generate::{self, Filters, GeneratorConfig};
+use crate::minimize;
+use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
 use conformance_spec::Backend;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a sweep runs.
 #[derive(Clone, Copy, Debug)]
 pub enum Budget {
-    /// Exactly this many cases.
+    /// The case indices `0..N` (of which a shard runs its share).
     Cases(u64),
-    /// Cases until this much wall time has passed (whole batches).
+    /// Cases until this much wall time has passed.
     Time(Duration),
+}
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Cases(n) => write!(f, "cases:{n}"),
+            Budget::Time(t) => write!(f, "time:{}", t.as_secs_f64()),
+        }
+    }
 }
 
 /// Options of a sweep.
@@ -31,27 +47,45 @@ pub struct RunOptions {
     /// Backend names; the first is the one the others are compared with.
     pub backends: Vec<String>,
     pub results: Option<PathBuf>,
+    /// Continue the sweep recorded in `results`: skip the case indices it already holds.
+    pub resume: bool,
+    /// `(k, n)`: run only the case indices `i` with `i mod n == k − 1` (1 ≤ k ≤ n).
+    pub shard: Option<(u64, u64)>,
+    /// A case taking longer than this (all backends together) is recorded as timed out.
+    pub case_timeout: Option<Duration>,
+    /// Minimize each failing case into a corpus file under `corpus_dir`.
+    pub minimize: bool,
+    /// Where `--minimize` writes (`corpus/regressions`).
+    pub corpus_dir: PathBuf,
     /// Show a progress bar (otherwise plain progress lines every few seconds).
     pub progress_bar: bool,
     pub generator: GeneratorConfig,
     /// Run only this case index of the sweep (to replay one case).
     pub only_case: Option<u64>,
+    /// Worker threads (default: the number of CPUs).
+    pub workers: Option<usize>,
 }
 
-/// One JSONL line: a case and its outcome.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CaseRecord {
-    pub seed: u64,
-    pub index: u64,
-    pub op: String,
-    pub row: String,
-    pub dtype: String,
-    pub target: Option<String>,
-    /// The case's HLO module text (only for cases that did not pass, to keep files small).
-    pub hlo: Option<String>,
-    pub reference_micros: u64,
-    pub reference_error: Option<String>,
-    pub outcomes: Vec<BackendOutcome>,
+impl RunOptions {
+    /// Options for `seed` and `budget` with everything else at its default.
+    pub fn new(seed: u64, budget: Budget) -> RunOptions {
+        RunOptions {
+            seed,
+            budget,
+            filters: Filters::default(),
+            backends: vec!["reference".into(), "fast".into()],
+            results: None,
+            resume: false,
+            shard: None,
+            case_timeout: None,
+            minimize: false,
+            corpus_dir: PathBuf::from("corpus/regressions"),
+            progress_bar: false,
+            generator: GeneratorConfig::default(),
+            only_case: None,
+            workers: None,
+        }
+    }
 }
 
 /// Counts of one summary cell (row × element type × backend).
@@ -62,6 +96,7 @@ pub struct CellStats {
     pub fail: u64,
     pub error: u64,
     pub unsupported: u64,
+    pub timeout: u64,
     pub masked_elements: u64,
     pub max_ulps: u64,
 }
@@ -85,7 +120,11 @@ impl RunSummary {
     pub fn exit_code(&self) -> i32 {
         if !self.internal_errors.is_empty() {
             3
-        } else if self.cells.values().any(|c| c.fail > 0 || c.error > 0) {
+        } else if self
+            .cells
+            .values()
+            .any(|c| c.fail > 0 || c.error > 0 || c.timeout > 0)
+        {
             1
         } else {
             0
@@ -93,61 +132,86 @@ impl RunSummary {
     }
 }
 
-/// Runs a sweep. `log` receives progress lines when no progress bar is shown.
+/// Runs a sweep on the backends named in `options`. `log` receives progress lines when no progress
+/// bar is shown.
 ///
-/// Errors: bad filters or backend names (exit status 2), or the results file cannot be written.
+/// Errors: bad filters or backend names, a shard outside `1..=n`, a results file that cannot be
+/// written or (with `--resume`) read, or one written by a different sweep (exit status 2).
 pub fn run(
     catalog: &Catalog,
     options: &RunOptions,
     log: &mut dyn Write,
 ) -> Result<RunSummary, String> {
-    let combos = generate::plan(catalog, &options.filters)?;
+    let owned: Vec<Arc<dyn Backend>> = options
+        .backends
+        .iter()
+        .map(|n| backends::by_name(n).map(Arc::from))
+        .collect::<Result<_, _>>()?;
+    run_with_backends(catalog, options, owned, log)
+}
+
+/// [`run`] on backend objects (the reference first) instead of names: tests plant bugs this way.
+/// `options.backends` is ignored; the backends' own names are recorded.
+///
+/// Errors: as [`run`].
+pub fn run_with_backends(
+    catalog: &Catalog,
+    options: &RunOptions,
+    backends: Vec<Arc<dyn Backend>>,
+    log: &mut dyn Write,
+) -> Result<RunSummary, String> {
+    let combos = generate::plan_sweep(catalog, &options.filters, &options.generator)?;
     if combos.is_empty() {
         return Err("the filters select no (operation, element type) combination".to_string());
     }
-    let owned: Vec<Box<dyn Backend>> = options
-        .backends
-        .iter()
-        .map(|n| backends::by_name(n))
-        .collect::<Result<_, _>>()?;
-    if owned.len() < 2 {
+    if backends.len() < 2 {
         return Err(
             "--backends needs at least two backends (the first is the reference)".to_string(),
         );
     }
-    let backends: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let mut results = match &options.results {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| format!("{}: cannot open results file: {e}", p.display()))?,
-        )),
-        None => None,
+    let (shard_k, shard_n) = options.shard.unwrap_or((1, 1));
+    if shard_n == 0 || shard_k == 0 || shard_k > shard_n {
+        return Err(format!(
+            "--shard {shard_k}/{shard_n}: expected K/N with 1 <= K <= N"
+        ));
+    }
+    let names: Vec<String> = backends.iter().map(|b| b.name().to_string()).collect();
+    let mut options = options.clone();
+    options.backends = names.clone();
+    let options = Arc::new(options);
+    let start_line = RunStart {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        seed: options.seed,
+        shard: options.shard,
+        ops: options.filters.ops.clone(),
+        dtypes: options.filters.dtypes.clone(),
+        backends: names.clone(),
+        catalog_hash: catalog.hash(),
+        budget: options.budget.to_string(),
+        swarm: options.generator.swarm.as_ref().map(|s| s.to_string()),
+        started_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        resumed: false,
     };
+    let (mut results, done) = open_results(&options, start_line)?;
 
     let mut summary = RunSummary::default();
-    let mut seen_rows = std::collections::HashSet::new();
     for c in &combos {
         let op = &catalog.ops()[c.op_index];
         let row = match c.target_type {
             Some(t) => format!("{}->{}", op.id, t),
             None => op.id.clone(),
         };
-        if seen_rows.insert(row.clone()) {
+        if !summary.row_order.contains(&row) {
             summary.row_order.push(row);
         }
     }
     let start = Instant::now();
-    let total = match options.budget {
-        Budget::Cases(n) => Some(n),
-        Budget::Time(_) => None,
-    };
     let bar = options.progress_bar.then(|| {
-        let pb = match total {
-            Some(n) => indicatif::ProgressBar::new(n),
-            None => indicatif::ProgressBar::new_spinner(),
+        let pb = match options.budget {
+            Budget::Cases(n) => indicatif::ProgressBar::new(n.div_ceil(shard_n)),
+            Budget::Time(_) => indicatif::ProgressBar::new_spinner(),
         };
         pb.set_style(
             indicatif::ProgressStyle::with_template(
@@ -157,95 +221,301 @@ pub fn run(
         );
         pb
     });
-    let batch = (rayon::current_num_threads() * 16) as u64;
-    let mut next: u64 = options.only_case.unwrap_or(0);
+    let next = index_source(&options, shard_k, shard_n, done, start);
+    let catalog = Arc::new(catalog.clone());
+    let combos = Arc::new(combos);
+    let job = {
+        let (options, catalog, backends) = (options.clone(), catalog.clone(), backends.clone());
+        Arc::new(move |index: u64, stage: &Stage| {
+            run_case(&catalog, &combos, &options, &backends, index, stage)
+        })
+    };
+    let workers = options
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let mut last_line = Instant::now();
-    loop {
-        let end = match (options.only_case, options.budget) {
-            (Some(i), _) => {
-                if next > i {
-                    break;
-                }
-                i + 1
+    let mut write_error = None;
+    executor::execute(workers, next, job, options.case_timeout, |finished| {
+        let record = match finished {
+            Finished::Done { value: Ok(r), .. } => r,
+            Finished::Done { value: Err(e), .. } => {
+                summary.cases += 1;
+                summary.internal_errors.push(e);
+                return;
             }
-            (None, Budget::Cases(n)) => (next + batch).min(n),
-            (None, Budget::Time(limit)) => {
-                if start.elapsed() >= limit {
-                    break;
-                }
-                next + batch
+            Finished::Panicked { index, message } => {
+                summary.cases += 1;
+                summary.internal_errors.push(format!(
+                    "the harness panicked on case {index} (seed {}): {message}",
+                    options.seed
+                ));
+                return;
             }
+            Finished::TimedOut {
+                index,
+                stage,
+                after,
+            } => timeout_record(&catalog, &options, index, stage, after),
         };
-        if next >= end {
-            break;
-        }
-        let records: Vec<Result<CaseRecord, String>> = (next..end)
-            .into_par_iter()
-            .map(|index| {
-                let case =
-                    generate::case(catalog, &combos, &options.generator, options.seed, index)?;
-                let op = catalog.op(&case.op_id).ok_or("op vanished")?;
-                let outcome = check(op, &case.module, &case.args, &backends);
-                let passed = outcome.reference_error.is_none()
-                    && outcome
-                        .outcomes
-                        .iter()
-                        .all(|o| o.verdict == Verdict::Pass || o.verdict == Verdict::Unsupported);
-                Ok(CaseRecord {
-                    seed: case.seed,
-                    index: case.index,
-                    op: case.op_id.clone(),
-                    row: case.row.clone(),
-                    dtype: case.element_type.to_string(),
-                    target: case.target_type.map(|t| t.to_string()),
-                    hlo: (!passed).then(|| case.module.to_string()),
-                    reference_micros: outcome.reference_micros,
-                    reference_error: outcome.reference_error,
-                    outcomes: outcome.outcomes,
-                })
-            })
-            .collect();
-        for record in records {
-            summary.cases += 1;
-            let record = match record {
-                Ok(r) => r,
-                Err(e) => {
-                    summary.internal_errors.push(e);
-                    continue;
-                }
-            };
-            if let Some(w) = results.as_mut() {
-                let line = serde_json::to_string(&record).map_err(|e| e.to_string())?;
-                writeln!(w, "{line}")
-                    .and_then(|_| w.flush())
-                    .map_err(|e| format!("writing results: {e}"))?;
+        summary.cases += 1;
+        if let Some(w) = results.as_mut() {
+            if let Err(e) = write_line(w, &ResultLine::Case(record.clone())) {
+                write_error.get_or_insert(e);
             }
-            tally(&mut summary, record);
         }
-        next = end;
+        tally(&mut summary, record);
         if let Some(pb) = &bar {
-            pb.set_position(next);
+            pb.set_position(summary.cases);
             pb.set_message(failure_message(&summary));
         } else if last_line.elapsed() > Duration::from_secs(10) {
             let _ = writeln!(
                 log,
                 "{} cases, {:.0}s, {}",
-                next,
+                summary.cases,
                 start.elapsed().as_secs_f64(),
                 failure_message(&summary)
             );
             last_line = Instant::now();
         }
-    }
+    });
     if let Some(pb) = bar {
         pb.finish_and_clear();
     }
     summary.elapsed = start.elapsed();
-    Ok(summary)
+    summary.failures.sort_by_key(|r| r.index);
+    if let Some(w) = results.as_mut() {
+        let end = RunEnd {
+            cases: summary.cases,
+            elapsed_secs: summary.elapsed.as_secs_f64(),
+        };
+        if let Err(e) = write_line(w, &ResultLine::RunEnd(end)) {
+            write_error.get_or_insert(e);
+        }
+    }
+    match write_error {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+/// Opens the results file (appending), checks a resumed file's sweep parameters, truncates a
+/// killed run's partial last line, writes the run-start line, and returns the indices already done.
+fn open_results(
+    options: &RunOptions,
+    mut start_line: RunStart,
+) -> Result<(Option<std::fs::File>, HashSet<u64>), String> {
+    let mut done = HashSet::new();
+    let Some(path) = &options.results else {
+        if options.resume {
+            return Err("--resume needs --results FILE.jsonl".to_string());
+        }
+        return Ok((None, done));
+    };
+    if options.resume && path.exists() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read results file: {e}", path.display()))?;
+        let lines =
+            results::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
+        for line in &lines {
+            match line {
+                ResultLine::RunStart(s) => {
+                    let same = s.seed == start_line.seed
+                        && s.shard == start_line.shard
+                        && s.ops == start_line.ops
+                        && s.dtypes == start_line.dtypes
+                        && s.backends == start_line.backends
+                        && s.catalog_hash == start_line.catalog_hash
+                        && s.swarm == start_line.swarm;
+                    if !same {
+                        return Err(format!(
+                            "{}: --resume: the file records a different sweep (seed {}, shard {:?}, ops {:?}, dtypes {:?}, backends {:?}, catalog {}); run with the same options or another file",
+                            path.display(), s.seed, s.shard, s.ops, s.dtypes, s.backends, s.catalog_hash
+                        ));
+                    }
+                }
+                ResultLine::Case(c) => {
+                    done.insert(c.index);
+                }
+                ResultLine::RunEnd(_) => {}
+            }
+        }
+        let keep = results::complete_prefix_len(&text) as u64;
+        if keep < text.len() as u64 {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| format!("{}: cannot open results file: {e}", path.display()))?;
+            f.set_len(keep)
+                .map_err(|e| format!("{}: cannot truncate a partial line: {e}", path.display()))?;
+        }
+        start_line.resumed = true;
+    } else if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        // Appending a second sweep to a file is allowed (a report merges them), but not silently
+        // mixing it into a resumed one: nothing to check here.
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{}: cannot open results file: {e}", path.display()))?;
+    write_line(&mut file, &ResultLine::RunStart(start_line))?;
+    Ok((Some(file), done))
+}
+
+/// Writes one line and flushes it to the file (a line is either entirely written or, after a
+/// kill, a partial last line that `--resume` drops).
+fn write_line(file: &mut std::fs::File, line: &ResultLine) -> Result<(), String> {
+    let mut text = serde_json::to_string(line).map_err(|e| e.to_string())?;
+    text.push('\n');
+    file.write_all(text.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(|e| format!("writing results: {e}"))
+}
+
+/// The case indices of this run, in order: the shard's indices, minus those done, until the
+/// budget is spent.
+fn index_source(
+    options: &RunOptions,
+    shard_k: u64,
+    shard_n: u64,
+    done: HashSet<u64>,
+    start: Instant,
+) -> NextIndex {
+    if let Some(i) = options.only_case {
+        let mut given = false;
+        return Box::new(move || {
+            (!given).then(|| {
+                given = true;
+                i
+            })
+        });
+    }
+    let budget = options.budget;
+    let mut position: u64 = 0;
+    Box::new(move || loop {
+        let index = position.checked_mul(shard_n)?.checked_add(shard_k - 1)?;
+        match budget {
+            Budget::Cases(n) if index >= n => return None,
+            Budget::Time(limit) if start.elapsed() >= limit => return None,
+            _ => {}
+        }
+        position += 1;
+        if !done.contains(&index) {
+            return Some(index);
+        }
+    })
+}
+
+/// Generates case `index` and checks it on every backend (then minimizes it with `--minimize`).
+/// Errors: the generator failed or panicked (a bug of this project).
+fn run_case(
+    catalog: &Catalog,
+    combos: &[generate::Combo],
+    options: &RunOptions,
+    backends: &[Arc<dyn Backend>],
+    index: u64,
+    stage: &Stage,
+) -> Result<CaseRecord, String> {
+    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        generate::case(catalog, combos, &options.generator, options.seed, index)
+    }))
+    .map_err(|_| format!("generator panicked (seed {}, case {index})", options.seed))??;
+    let op = catalog.op(&generated.op_id).ok_or("op vanished")?;
+    let refs: Vec<&dyn Backend> = backends.iter().map(|b| b.as_ref()).collect();
+    let outcome = check(op, &generated.module, &generated.args, &refs, stage);
+    let passed = outcome.reference_error.is_none()
+        && outcome
+            .outcomes
+            .iter()
+            .all(|o| o.verdict == Verdict::Pass || o.verdict == Verdict::Unsupported);
+    let mut record = CaseRecord {
+        seed: generated.seed,
+        index: generated.index,
+        op: generated.op_id.clone(),
+        row: generated.row.clone(),
+        dtype: generated.element_type.to_string(),
+        target: generated.target_type.map(|t| t.to_string()),
+        hlo: (!passed).then(|| generated.module.to_string()),
+        replay: replay_command(options, generated.index),
+        minimized: None,
+        reference_micros: outcome.reference_micros,
+        reference_error: outcome.reference_error,
+        outcomes: outcome.outcomes,
+    };
+    if options.minimize && !passed && record.reference_error.is_none() {
+        let provenance = minimize::Provenance {
+            seed: options.seed,
+            case_index: index,
+            generator: options.generator.describe(),
+            command: record.replay.clone(),
+        };
+        match minimize::minimize_and_save(
+            catalog,
+            &generated.module,
+            &generated.args,
+            &refs,
+            &record,
+            provenance,
+            &options.corpus_dir,
+        ) {
+            Ok(path) => record.minimized = Some(path.display().to_string()),
+            Err(e) => record.minimized = Some(format!("(minimization failed: {e})")),
+        }
+    }
+    Ok(record)
+}
+
+/// The record of a case that ran past `--case-timeout` in `stage` (see [`check`]).
+fn timeout_record(
+    catalog: &Catalog,
+    options: &RunOptions,
+    index: u64,
+    stage: usize,
+    after: Duration,
+) -> CaseRecord {
+    let combos =
+        generate::plan_sweep(catalog, &options.filters, &options.generator).unwrap_or_default();
+    let generated = generate::case(catalog, &combos, &options.generator, options.seed, index).ok();
+    let message = format!("timed out after {:.1}s", after.as_secs_f64());
+    let (op, row, dtype, target) = match &generated {
+        Some(g) => (
+            g.op_id.clone(),
+            g.row.clone(),
+            g.element_type.to_string(),
+            g.target_type.map(|t| t.to_string()),
+        ),
+        None => ("?".into(), "?".into(), "?".into(), None),
+    };
+    let mut record = CaseRecord {
+        seed: options.seed,
+        index,
+        op,
+        row,
+        dtype,
+        target,
+        hlo: generated.as_ref().map(|g| g.module.to_string()),
+        replay: replay_command(options, index),
+        minimized: None,
+        reference_micros: 0,
+        reference_error: None,
+        outcomes: vec![],
+    };
+    match stage {
+        0 => record.reference_error = Some(format!("generator {message}")),
+        1 => record.reference_error = Some(format!("reference {message}")),
+        s => record.outcomes.push(BackendOutcome {
+            backend: options.backends.get(s - 1).cloned().unwrap_or_default(),
+            verdict: Verdict::Timeout,
+            comparison: None,
+            error: Some(message),
+            micros: after.as_micros() as u64,
+        }),
+    }
+    record
 }
 
 fn failure_message(s: &RunSummary) -> String {
-    let fails: u64 = s.cells.values().map(|c| c.fail + c.error).sum();
+    let fails: u64 = s.cells.values().map(|c| c.fail + c.error + c.timeout).sum();
     format!("{fails} disagreements")
 }
 
@@ -269,12 +539,13 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
             Verdict::Fail => cell.fail += 1,
             Verdict::Error => cell.error += 1,
             Verdict::Unsupported => cell.unsupported += 1,
+            Verdict::Timeout => cell.timeout += 1,
         }
         if let Some(c) = &o.comparison {
             cell.max_ulps = cell.max_ulps.max(c.max_ulps);
             cell.masked_elements += c.masked as u64;
         }
-        failed |= matches!(o.verdict, Verdict::Fail | Verdict::Error);
+        failed |= matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout);
     }
     if failed && summary.failures.len() < 50 {
         summary.failures.push(record);
@@ -294,7 +565,7 @@ pub fn print_summary(
         }
     }
     for backend in options.backends.iter().skip(1) {
-        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `E<n>` errors, `U` unsupported, `.` no case", backend, options.backends[0])?;
+        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
         let width = summary
             .row_order
             .iter()
@@ -325,6 +596,7 @@ pub fn print_summary(
                     None => ".".to_string(),
                     Some(c) if c.fail > 0 => format!("F{}", c.fail),
                     Some(c) if c.error > 0 => format!("E{}", c.error),
+                    Some(c) if c.timeout > 0 => format!("T{}", c.timeout),
                     Some(c) if c.pass == 0 && c.unsupported > 0 => "U".to_string(),
                     Some(c) => c.pass.to_string(),
                 };
@@ -342,12 +614,13 @@ pub fn print_summary(
             t.fail += c.fail;
             t.error += c.error;
             t.unsupported += c.unsupported;
+            t.timeout += c.timeout;
             t.masked_elements += c.masked_elements;
             t
         });
     writeln!(
         out,
-        "\n{} cases in {:.1}s (seed {}): {} comparisons, {} pass, {} fail, {} error, {} unsupported; {} implementation-defined elements masked",
+        "\n{} cases in {:.1}s (seed {}): {} comparisons, {} pass, {} fail, {} error, {} timeout, {} unsupported; {} elements masked (implementation-defined, or undetermined at working precision)",
         summary.cases,
         summary.elapsed.as_secs_f64(),
         options.seed,
@@ -355,6 +628,7 @@ pub fn print_summary(
         totals.pass,
         totals.fail,
         totals.error,
+        totals.timeout,
         totals.unsupported,
         totals.masked_elements
     )?;
@@ -365,7 +639,7 @@ pub fn print_summary(
         for o in r
             .outcomes
             .iter()
-            .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error))
+            .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout))
         {
             writeln!(
                 out,
@@ -406,6 +680,9 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
     }
     if !options.filters.dtypes.is_empty() {
         cmd += &format!(" --dtypes {}", options.filters.dtypes.join(","));
+    }
+    if options.generator.swarm.is_some() {
+        cmd += " --swarm";
     }
     cmd += &format!(
         " --backends {} --only-case {index}",

@@ -7,6 +7,7 @@
 pub mod elementwise;
 pub mod rng;
 pub mod shapes;
+pub mod swarm;
 pub mod values;
 
 use conformance_spec::catalog::{resolve_element_types, Catalog, Signature};
@@ -15,6 +16,7 @@ use conformance_spec::hlo::{HloModule, Opcode};
 use conformance_spec::literal::Literal;
 use rng::Rng;
 use shapes::ShapeConfig;
+pub use swarm::SwarmConfig;
 use values::ValueClass;
 
 /// What a sweep may generate (shapes, layouts, value classes).
@@ -22,6 +24,8 @@ use values::ValueClass;
 pub struct GeneratorConfig {
     pub shapes: ShapeConfig,
     pub values: Vec<ValueClass>,
+    /// The swarm configuration this config was narrowed by ([`SwarmConfig::apply`]), if any.
+    pub swarm: Option<SwarmConfig>,
 }
 
 impl Default for GeneratorConfig {
@@ -29,8 +33,44 @@ impl Default for GeneratorConfig {
         GeneratorConfig {
             shapes: ShapeConfig::default(),
             values: ValueClass::ALL.to_vec(),
+            swarm: None,
         }
     }
+}
+
+impl GeneratorConfig {
+    /// One line for provenance records: shape limits, layout features, value classes, swarm.
+    pub fn describe(&self) -> String {
+        let s = &self.shapes;
+        let values: Vec<&str> = self.values.iter().map(|v| v.name()).collect();
+        let mut text = format!(
+            "max_rank={} max_dimension={} max_elements={} zero_sized={} permuted_layouts={} padding={} values={}",
+            s.max_rank, s.max_dimension, s.max_elements, s.zero_sized, s.permuted_layouts, s.padding,
+            values.join(",")
+        );
+        if let Some(w) = &self.swarm {
+            text += &format!(" swarm=[{w}]");
+        }
+        text
+    }
+}
+
+/// The combos of a sweep: [`plan`], narrowed by the generator's swarm configuration.
+///
+/// Errors: as [`plan`], or a swarm configuration that leaves nothing.
+pub fn plan_sweep(
+    catalog: &Catalog,
+    filters: &Filters,
+    config: &GeneratorConfig,
+) -> Result<Vec<Combo>, String> {
+    let mut combos = plan(catalog, filters)?;
+    if let Some(s) = &config.swarm {
+        s.restrict(catalog, &mut combos);
+        if combos.is_empty() {
+            return Err(format!("the swarm configuration selects nothing: {s}"));
+        }
+    }
+    Ok(combos)
 }
 
 /// One cell of the sweep: a catalog entry on an element type (and a target type for conversions).

@@ -190,6 +190,26 @@ impl Catalog {
         self.by_id.get(id).map(|&i| &self.ops[i])
     }
 
+    /// The entry that describes an instruction: same opcode, every fixed attribute of the entry
+    /// present with the same value (`direction=LT` picks `compare-LT`), and `operand_type` among
+    /// the element types it accepts. `None` when no entry matches.
+    pub fn entry_for(
+        &self,
+        opcode: &str,
+        attributes: &[crate::hlo::Attribute],
+        operand_type: ElementType,
+    ) -> Option<&OpEntry> {
+        self.ops.iter().find(|op| {
+            op.opcode == opcode
+                && op.attributes.iter().all(|(k, v)| {
+                    attributes
+                        .iter()
+                        .any(|a| &a.name == k && a.value.to_string() == *v)
+                })
+                && self.element_types(op).contains(&operand_type)
+        })
+    }
+
     /// The family of the entry with this id.
     pub fn family_of(&self, id: &str) -> Option<&str> {
         self.by_id

@@ -1,0 +1,106 @@
+//! `conformance report`: one self-contained HTML page (inline CSS, SVG and script; no network, no
+//! external assets) from one or more results files of `conformance run --results`.
+//!
+//! Files are merged: the shards of one sweep add up cell by cell, and a case that appears more
+//! than once for the same (seed, `--ops`, `--dtypes`, `--swarm`) — overlapping files, a file given
+//! twice — counts once (the first occurrence). The reference of a case is the first backend of the
+//! `run-start` line before it; every other backend is compared with it.
+//!
+//! The page has: totals and run metadata; per (reference, backend) pair a pass matrix (rows = the
+//! summary row, `op` or `op->target`, in catalog order; columns = element types in
+//! `ElementType::ALL` order), coloured by verdict, worst ULP distance and failure class; a
+//! histogram of per-case maximum ULP distance; and per cell a drill-down section
+//! `#cell-<row>-<dtype>-<backend>` with the first failing cases (differing elements, HLO,
+//! minimized reproducer, replay command).
+
+mod drill;
+pub mod html;
+pub mod model;
+mod style;
+pub mod svg;
+
+pub use model::{
+    Cell, FailingCase, Histogram, InputFile, Minimized, PairReport, Report, RunInfo, Totals,
+    VerdictCounts, MAX_CASES_PER_CELL, ULP_BUCKETS,
+};
+
+use crate::results::ResultsError;
+use std::path::{Path, PathBuf};
+
+/// Why a report could not be built or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// No input file was given.
+    #[error("no results files given")]
+    NoInputs,
+    /// An input cannot be read or has a malformed line (the message names `file:line:col`).
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// The output file or its parent directories cannot be written.
+    #[error("{path}: cannot write the report: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// What [`write_report`] wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportStats {
+    pub output: PathBuf,
+    /// Size of the page, bytes.
+    pub bytes: usize,
+    /// Distinct cases.
+    pub cases: u64,
+    /// Verdicts over every backend pair.
+    pub verdicts: VerdictCounts,
+    /// Backend pairs (reference, backend).
+    pub pairs: usize,
+    /// Matrix cells with at least one fail, error or timeout.
+    pub failing_cells: usize,
+}
+
+/// Reads and merges results files (see the module documentation for the merge rules).
+///
+/// Errors: [`ReportError::NoInputs`] for an empty list; [`ReportError::Results`] naming the file
+/// (and `line:col` for a malformed line) when one cannot be read.
+pub fn build_report(inputs: &[PathBuf]) -> Result<Report, ReportError> {
+    model::build(inputs)
+}
+
+/// Renders a report as one self-contained HTML page.
+pub fn render_html(report: &Report) -> String {
+    html::render(report)
+}
+
+/// Builds the report of `inputs` and writes it to `output`, creating its parent directories.
+///
+/// Errors: those of [`build_report`]; [`ReportError::Write`] when the page cannot be written.
+pub fn write_report(inputs: &[PathBuf], output: &Path) -> Result<ReportStats, ReportError> {
+    let report = build_report(inputs)?;
+    let page = render_html(&report);
+    let write_err = |source| ReportError::Write {
+        path: output.display().to_string(),
+        source,
+    };
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(write_err)?;
+    }
+    std::fs::write(output, &page).map_err(write_err)?;
+    Ok(ReportStats {
+        output: output.to_path_buf(),
+        bytes: page.len(),
+        cases: report.totals.cases,
+        verdicts: report.totals.verdicts,
+        pairs: report.pairs.len(),
+        failing_cells: report
+            .pairs
+            .iter()
+            .flat_map(|p| p.cells.values())
+            .filter(|c| c.verdicts.failing() > 0)
+            .count(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

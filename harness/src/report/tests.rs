@@ -1,0 +1,441 @@
+//! Merging, drill-down bookkeeping, escaping and writing of the report.
+
+use super::*;
+use crate::check::{BackendOutcome, Verdict};
+use crate::compare::{Comparison, DiffClass, ElementDiff};
+use crate::results::{CaseRecord, ResultLine, RunEnd, RunStart};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn temp_dir() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "conformance-report-unit-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn start(seed: u64, shard: Option<(u64, u64)>, ops: &[&str]) -> ResultLine {
+    ResultLine::RunStart(RunStart {
+        version: "0.1.0".into(),
+        seed,
+        shard,
+        ops: ops.iter().map(|s| s.to_string()).collect(),
+        dtypes: vec![],
+        backends: vec!["reference".into(), "fast".into()],
+        catalog_hash: "abc123".into(),
+        budget: "cases:6".into(),
+        swarm: None,
+        started_unix: 1_700_000_000,
+        resumed: false,
+    })
+}
+
+fn diff(class: DiffClass, ulps: Option<u64>) -> ElementDiff {
+    ElementDiff {
+        tuple_index: vec![],
+        index: vec![1],
+        element_type: "f32".into(),
+        expected_bits: "0x3f800000".into(),
+        got_bits: "0x3f800001".into(),
+        expected: "1".into(),
+        got: "1.0000001".into(),
+        ulps,
+        class,
+        inputs: vec!["0.5".into(), "0.5".into()],
+    }
+}
+
+fn comparison(max_ulps: u64, classes: &[(DiffClass, usize)]) -> Comparison {
+    Comparison {
+        compared: 4,
+        masked: 1,
+        max_ulps,
+        classes: classes.iter().copied().collect(),
+        diffs: classes
+            .iter()
+            .map(|&(c, _)| diff(c, (c == DiffClass::Ulp).then_some(max_ulps)))
+            .collect(),
+    }
+}
+
+fn case(
+    index: u64,
+    row: &str,
+    dtype: &str,
+    verdict: Verdict,
+    cmp: Option<Comparison>,
+) -> ResultLine {
+    ResultLine::Case(CaseRecord {
+        seed: 1,
+        index,
+        op: row.split("->").next().unwrap_or(row).into(),
+        row: row.into(),
+        dtype: dtype.into(),
+        target: row.split_once("->").map(|(_, t)| t.to_string()),
+        hlo: (verdict != Verdict::Pass)
+            .then(|| "HloModule m\nENTRY e { ROOT r = f32[] constant(1) }".into()),
+        replay: format!("conformance run --seed 1 --only-case {index}"),
+        minimized: None,
+        reference_micros: 5,
+        reference_error: None,
+        outcomes: vec![BackendOutcome {
+            backend: "fast".into(),
+            verdict,
+            comparison: cmp,
+            error: matches!(
+                verdict,
+                Verdict::Error | Verdict::Timeout | Verdict::Unsupported
+            )
+            .then(|| format!("{verdict:?} reason")),
+            micros: 7,
+        }],
+    })
+}
+
+fn pass(index: u64, row: &str, dtype: &str, ulps: u64) -> ResultLine {
+    case(
+        index,
+        row,
+        dtype,
+        Verdict::Pass,
+        Some(comparison(ulps, &[])),
+    )
+}
+
+fn write(dir: &Path, name: &str, lines: &[ResultLine]) -> PathBuf {
+    let path = dir.join(name);
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&serde_json::to_string(l).unwrap());
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn end(cases: u64, secs: f64) -> ResultLine {
+    ResultLine::RunEnd(RunEnd {
+        cases,
+        elapsed_secs: secs,
+    })
+}
+
+/// Two shards of one sweep: cases 0, 2, 4 and 1, 3, 5.
+fn shards(dir: &Path) -> Vec<PathBuf> {
+    let fail = || Some(comparison(9, &[(DiffClass::Ulp, 2)]));
+    let a = write(
+        dir,
+        "shard-1.jsonl",
+        &[
+            start(1, Some((1, 2)), &[]),
+            pass(0, "add", "f32", 0),
+            case(2, "add", "f32", Verdict::Fail, fail()),
+            pass(4, "add", "s32", 0),
+            end(3, 1.5),
+        ],
+    );
+    let b = write(
+        dir,
+        "shard-2.jsonl",
+        &[
+            start(1, Some((2, 2)), &[]),
+            pass(1, "add", "f32", 1),
+            case(3, "add", "f32", Verdict::Timeout, None),
+            case(5, "convert->f32", "s32", Verdict::Unsupported, None),
+            end(3, 0.5),
+        ],
+    );
+    vec![a, b]
+}
+
+#[test]
+fn two_shards_add_up_cell_by_cell() {
+    let dir = temp_dir();
+    let r = build_report(&shards(&dir)).unwrap();
+    assert_eq!(r.totals.cases, 6);
+    assert_eq!(r.totals.duplicates, 0);
+    let v = r.totals.verdicts;
+    assert_eq!(
+        (v.pass, v.fail, v.error, v.timeout, v.unsupported),
+        (3, 1, 0, 1, 1)
+    );
+    assert_eq!(
+        r.totals.masked_elements, 4,
+        "one masked element per comparison"
+    );
+    assert_eq!((r.totals.ended_cases, r.totals.ended_secs), (6, 2.0));
+    assert_eq!(r.pairs.len(), 1);
+    let p = &r.pairs[0];
+    assert_eq!(
+        (p.reference.as_str(), p.backend.as_str()),
+        ("reference", "fast")
+    );
+    assert_eq!(p.rows, ["add", "convert->f32"]);
+    assert_eq!(p.dtypes, ["s32", "f32"], "ElementType::ALL order");
+    let add_f32 = &p.cells[&("add".to_string(), "f32".to_string())];
+    assert_eq!(add_f32.verdicts.total(), 4);
+    assert_eq!(
+        (
+            add_f32.verdicts.pass,
+            add_f32.verdicts.fail,
+            add_f32.verdicts.timeout
+        ),
+        (2, 1, 1)
+    );
+    assert_eq!(add_f32.max_ulps, 9);
+    assert_eq!(add_f32.max_ulps_passing, 1);
+    assert_eq!(add_f32.fail_classes[&DiffClass::Ulp], 1);
+    let listed: Vec<u64> = add_f32.failing.iter().map(|f| f.index).collect();
+    assert_eq!(listed, [2, 3], "failing cases of both shards, by index");
+    let conv = &p.cells[&("convert->f32".to_string(), "s32".to_string())];
+    assert_eq!(conv.unsupported_reasons.values().sum::<u64>(), 1);
+    // Histogram: 4 compared cases (3 pass + 1 fail); timeouts and unsupported have no comparison.
+    assert_eq!(p.histogram.total(), 4);
+    assert_eq!(p.histogram.ulp[0], 2);
+    assert_eq!(p.histogram.ulp[1], 1);
+    assert_eq!(p.histogram.ulp[model::ulp_bucket(9)], 1);
+    assert_eq!(r.inputs.len(), 2);
+    assert_eq!(
+        r.inputs[0].runs[0].end,
+        Some(RunEnd {
+            cases: 3,
+            elapsed_secs: 1.5
+        })
+    );
+}
+
+#[test]
+fn duplicate_cases_count_once_but_other_filters_are_other_cases() {
+    let dir = temp_dir();
+    let files = shards(&dir);
+    // The same file twice, and an overlapping file holding case 2 again.
+    let overlap = write(
+        &dir,
+        "overlap.jsonl",
+        &[
+            start(1, None, &[]),
+            case(
+                2,
+                "add",
+                "f32",
+                Verdict::Fail,
+                Some(comparison(9, &[(DiffClass::Ulp, 2)])),
+            ),
+        ],
+    );
+    let inputs = vec![
+        files[0].clone(),
+        files[1].clone(),
+        files[0].clone(),
+        overlap,
+    ];
+    let r = build_report(&inputs).unwrap();
+    assert_eq!(r.totals.cases, 6);
+    assert_eq!(r.totals.duplicates, 4);
+    assert_eq!(r.totals.verdicts.total(), 6);
+    assert_eq!(r.inputs[2].duplicates, 3);
+    assert_eq!(r.inputs[3].duplicates, 1);
+    let add_f32 = &r.pairs[0].cells[&("add".to_string(), "f32".to_string())];
+    assert_eq!(add_f32.verdicts.fail, 1);
+    assert_eq!(add_f32.failing.len(), 2);
+
+    // Same seed and index under other `--ops` filters: a different case.
+    let other = write(
+        &dir,
+        "other.jsonl",
+        &[start(1, None, &["add"]), pass(0, "add", "f32", 0)],
+    );
+    let r = build_report(&[files[0].clone(), other]).unwrap();
+    assert_eq!((r.totals.cases, r.totals.duplicates), (4, 0));
+}
+
+#[test]
+fn a_malformed_line_is_an_error_naming_file_and_line() {
+    let dir = temp_dir();
+    let good = serde_json::to_string(&pass(0, "add", "f32", 0)).unwrap();
+    let path = dir.join("bad.jsonl");
+    std::fs::write(
+        &path,
+        format!("{good}\n{{\"type\":\"case\",\"seed\":\n{good}\n"),
+    )
+    .unwrap();
+    let e = build_report(std::slice::from_ref(&path)).unwrap_err();
+    assert!(matches!(e, ReportError::Results(_)), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.starts_with(&format!("{}:2:", path.display())), "{msg}");
+
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report/malformed.jsonl");
+    let msg = build_report(std::slice::from_ref(&fixture))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.starts_with(&format!("{}:3:", fixture.display())),
+        "{msg}"
+    );
+
+    let missing = dir.join("missing.jsonl");
+    let msg = build_report(std::slice::from_ref(&missing))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.starts_with(&missing.display().to_string()), "{msg}");
+    assert!(matches!(build_report(&[]), Err(ReportError::NoInputs)));
+}
+
+#[test]
+fn checked_in_shard_fixtures_merge() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report");
+    let inputs = vec![
+        data.join("shard-1-of-2.jsonl"),
+        data.join("shard-2-of-2.jsonl"),
+    ];
+    let r = build_report(&inputs).unwrap();
+    assert_eq!(r.totals.cases, 4);
+    let v = r.totals.verdicts;
+    assert_eq!((v.pass, v.fail, v.error), (2, 1, 1));
+    assert_eq!(
+        r.totals.reference_errors, 1,
+        "the reference error is an error of the pair"
+    );
+    let cell = &r.pairs[0].cells[&("multiply".to_string(), "bf16".to_string())];
+    assert_eq!(cell.dominant_class(), Some(DiffClass::Nan));
+    assert_eq!(r.pairs[0].histogram.classes[&DiffClass::Nan], 1);
+}
+
+#[test]
+fn a_cell_keeps_the_first_failing_cases_and_counts_the_rest() {
+    let dir = temp_dir();
+    let mut lines = vec![start(1, None, &[])];
+    // Out of order, to check the cell keeps the lowest indices.
+    for i in (0..75).rev() {
+        lines.push(case(i, "add", "f16", Verdict::Error, None));
+    }
+    let r = build_report(&[write(&dir, "many.jsonl", &lines)]).unwrap();
+    let cell = &r.pairs[0].cells[&("add".to_string(), "f16".to_string())];
+    assert_eq!(cell.verdicts.error, 75);
+    let kept: Vec<u64> = cell.failing.iter().map(|f| f.index).collect();
+    assert_eq!(kept, (0..MAX_CASES_PER_CELL as u64).collect::<Vec<_>>());
+    assert_eq!(cell.failing_omitted, 75 - MAX_CASES_PER_CELL as u64);
+    let page = render_html(&r);
+    assert!(
+        page.contains("… and 55 more failing cases"),
+        "omitted count shown"
+    );
+}
+
+#[test]
+fn minimized_reproducers_are_read_when_present() {
+    let dir = temp_dir();
+    let yaml = dir.join("min.yaml");
+    std::fs::write(&yaml, "op: add\nhlo: |\n  ROOT r = f32[] add(a, b) # <&>\n").unwrap();
+    let mut with = case(
+        0,
+        "add",
+        "f32",
+        Verdict::Fail,
+        Some(comparison(3, &[(DiffClass::Ulp, 1)])),
+    );
+    let mut without = case(
+        1,
+        "add",
+        "f32",
+        Verdict::Fail,
+        Some(comparison(3, &[(DiffClass::Ulp, 1)])),
+    );
+    if let ResultLine::Case(c) = &mut with {
+        c.minimized = Some("min.yaml".into()); // relative to the results file's directory
+    }
+    if let ResultLine::Case(c) = &mut without {
+        c.minimized = Some("gone/nowhere.yaml".into());
+    }
+    let r = build_report(&[write(
+        &dir,
+        "m.jsonl",
+        &[start(1, None, &[]), with, without],
+    )])
+    .unwrap();
+    let cell = &r.pairs[0].cells[&("add".to_string(), "f32".to_string())];
+    assert!(
+        matches!(&cell.failing[0].minimized, Some(Minimized::File { text, .. }) if text.contains("# <&>"))
+    );
+    assert_eq!(
+        cell.failing[1].minimized,
+        Some(Minimized::Missing {
+            path: "gone/nowhere.yaml".into()
+        })
+    );
+    let page = render_html(&r);
+    assert!(page.contains("# &lt;&amp;&gt;"));
+    assert!(page.contains("<code>gone/nowhere.yaml</code> (not found"));
+}
+
+#[test]
+fn the_page_escapes_every_text_from_the_results() {
+    let dir = temp_dir();
+    let mut line = case(0, "add", "f32", Verdict::Error, None);
+    if let ResultLine::Case(c) = &mut line {
+        c.hlo = Some("ROOT r = f32[2]{0} add(a, b) </pre><script>alert(1)</script> & \"q\"".into());
+        c.replay = "conformance run --ops 'a<b' && echo".into();
+        c.outcomes[0].error = Some("<img src=x onerror=alert(2)>".into());
+    }
+    let r = build_report(&[write(&dir, "x.jsonl", &[start(1, None, &[]), line])]).unwrap();
+    let page = render_html(&r);
+    assert!(
+        !page.contains("<script>alert"),
+        "HLO text must not become markup"
+    );
+    assert!(!page.contains("<img"));
+    assert!(page.contains("&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;"));
+    assert!(page.contains("conformance run --ops &#39;a&lt;b&#39; &amp;&amp; echo"));
+    assert_eq!(
+        page.matches("<script>").count(),
+        1,
+        "only the page's own script"
+    );
+}
+
+#[test]
+fn every_drill_link_has_its_section_and_cells_carry_their_counts() {
+    let dir = temp_dir();
+    let r = build_report(&shards(&dir)).unwrap();
+    let page = render_html(&r);
+    let links: Vec<&str> = page
+        .split("href=\"#cell-")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        links.len(),
+        2,
+        "add/f32 (fail, timeout) and convert->f32/s32 (unsupported)"
+    );
+    for l in &links {
+        assert_eq!(page.matches(&format!("id=\"cell-{l}\"")).count(), 1, "{l}");
+    }
+    assert!(links.contains(&"add-f32-fast"));
+    assert!(links.contains(&"convert-_3ef32-s32-fast"));
+    assert!(page.contains(r#"class="cell fail c-ulp" data-row="add" data-dtype="f32" data-pass="2" data-total="4" data-fail="1" data-error="0" data-timeout="1""#));
+    assert!(page.contains(r#"class="cell pass s0" data-row="add" data-dtype="s32""#));
+    assert!(page.contains(r#"class="cell unsupported" data-row="convert-&gt;f32""#));
+    assert!(
+        page.contains("<td class=\"cell none\"></td>"),
+        "convert->f32 has no f32 case"
+    );
+    assert!(page.contains("<code class=\"replay\">conformance run --seed 1 --only-case 2</code>"));
+}
+
+#[test]
+fn write_report_creates_directories_and_reports_what_it_wrote() {
+    let dir = temp_dir();
+    let out = dir.join("reports/out/index.html");
+    let stats = write_report(&shards(&dir), &out).unwrap();
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(stats.bytes, page.len());
+    assert_eq!((stats.cases, stats.pairs, stats.failing_cells), (6, 1, 1));
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    // A directory where the file should go cannot be written.
+    let e = write_report(&shards(&dir), &dir).unwrap_err();
+    assert!(matches!(e, ReportError::Write { .. }), "{e:?}");
+}

@@ -1,0 +1,60 @@
+//! Replays every corpus file (`corpus/regressions/**.yaml`) on every in-process backend: a
+//! regression for a fixed bug must now agree; an accepted deviation must reproduce its recorded
+//! verdict.
+
+use conformance::check::Verdict;
+use conformance::corpus::{self, CorpusCase};
+use conformance_spec::catalog::Catalog;
+use conformance_spec::Backend;
+use std::path::Path;
+
+#[test]
+fn every_corpus_file_replays_to_its_expected_verdict() {
+    let catalog = Catalog::builtin().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/regressions");
+    let files = corpus::files(&dir);
+    assert!(!files.is_empty(), "no corpus files under {}", dir.display());
+    let reference = conformance_reference::Reference;
+    let fast = conformance_fast::Fast::new();
+    let backends: [&dyn Backend; 2] = [&reference, &fast];
+    let mut problems = Vec::new();
+    for f in &files {
+        let case = match CorpusCase::load(f) {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        let replayed = match corpus::replay(&catalog, &case, &backends) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!("{}: {e}", f.display()));
+                continue;
+            }
+        };
+        for r in replayed {
+            let ok = if case.accepted && r.backend == case.backend {
+                r.reproduces(&case)
+            } else {
+                matches!(r.verdict, Verdict::Pass | Verdict::Unsupported)
+            };
+            if !ok {
+                problems.push(format!(
+                    "{}: {} gave {:?} {:?} (expected {}):\n  {}",
+                    f.display(),
+                    r.backend,
+                    r.verdict,
+                    r.classes,
+                    if case.accepted {
+                        "the recorded deviation"
+                    } else {
+                        "agreement"
+                    },
+                    r.details.join("\n  ")
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
