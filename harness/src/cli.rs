@@ -96,6 +96,10 @@ pub struct RunArgs {
     /// Worker threads (default: the number of CPUs).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Generate multi-operation graphs (2-20 element-wise instructions, random layouts between
+    /// them) instead of single operations; a disagreement is localized to its instruction.
+    #[arg(long)]
+    pub graphs: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -234,6 +238,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 generator,
                 only_case: args.only_case,
                 workers: args.jobs,
+                graphs: args.graphs,
             };
             if let Some(s) = &options.generator.swarm {
                 eprintln!("swarm: {s}");

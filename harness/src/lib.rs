@@ -9,6 +9,7 @@ pub mod compare;
 pub mod corpus;
 pub mod executor;
 pub mod generate;
+pub mod graph;
 pub mod minimize;
 pub mod replay;
 pub mod report;

@@ -140,37 +140,7 @@ impl Flat {
     }
 
     fn build(&self) -> (HloModule, Vec<Literal>) {
-        let mut instructions: Vec<HloInstruction> = self
-            .operands
-            .iter()
-            .enumerate()
-            .map(|(k, a)| HloInstruction {
-                name: format!("p{k}"),
-                opcode: Opcode::Parameter,
-                shape: Shape::Array(a.shape().clone()),
-                operands: vec![],
-                parameter_number: Some(k as i64),
-                literal: None,
-                attributes: vec![],
-            })
-            .collect();
-        let mut root = self.root.clone();
-        root.name = "r".into();
-        root.operands = (0..self.operands.len()).collect();
-        instructions.push(root);
-        let n = instructions.len() - 1;
-        let module = HloModule {
-            name: "minimized".into(),
-            header_attributes: vec![],
-            computations: vec![HloComputation {
-                name: "main".into(),
-                instructions,
-                root: n,
-            }],
-            entry: 0,
-        };
-        let args = self.operands.iter().cloned().map(Literal::Array).collect();
-        (module, args)
+        single_op_module(&self.root, &self.operands)
     }
 
     /// True when every operand is a scalar or has the result's dimensions.
@@ -180,6 +150,44 @@ impl Flat {
             .iter()
             .all(|a| a.shape().is_scalar() || a.dimensions() == dims.as_slice())
     }
+}
+
+/// A module of one instruction (a copy of `root`, its operands replaced by parameters) and its
+/// arguments (`operands`, whose shapes the parameters take).
+pub fn single_op_module(
+    root: &HloInstruction,
+    operands: &[ArrayLiteral],
+) -> (HloModule, Vec<Literal>) {
+    let mut instructions: Vec<HloInstruction> = operands
+        .iter()
+        .enumerate()
+        .map(|(k, a)| HloInstruction {
+            name: format!("p{k}"),
+            opcode: Opcode::Parameter,
+            shape: Shape::Array(a.shape().clone()),
+            operands: vec![],
+            parameter_number: Some(k as i64),
+            literal: None,
+            attributes: vec![],
+        })
+        .collect();
+    let mut root = root.clone();
+    root.name = "r".into();
+    root.operands = (0..operands.len()).collect();
+    instructions.push(root);
+    let n = instructions.len() - 1;
+    let module = HloModule {
+        name: "minimized".into(),
+        header_attributes: vec![],
+        computations: vec![HloComputation {
+            name: "main".into(),
+            instructions,
+            root: n,
+        }],
+        entry: 0,
+    };
+    let args = operands.iter().cloned().map(Literal::Array).collect();
+    (module, args)
 }
 
 /// Minimizes `module`/`args` while `target` persists. `backends[0]` is the reference;

@@ -221,6 +221,7 @@ pub fn minimize_command(
         row: loaded.op.id.clone(),
         dtype: String::new(),
         target: None,
+        instruction: None,
         hlo: None,
         replay: format!("conformance replay {}", file.display()),
         minimized: None,

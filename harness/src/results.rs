@@ -39,6 +39,9 @@ pub struct RunStart {
     /// Swarm configuration (`--swarm`), when the sweep used one, as text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swarm: Option<String>,
+    /// True for a sweep of multi-operation graphs (`--graphs`).
+    #[serde(default)]
+    pub graphs: bool,
     /// Wall-clock start, seconds since the Unix epoch.
     pub started_unix: u64,
     /// True when this run continued an earlier one in the same file (`--resume`).
@@ -68,6 +71,9 @@ pub struct CaseRecord {
     pub row: String,
     pub dtype: String,
     pub target: Option<String>,
+    /// For graphs (`row` = `graph`): the name of the instruction a disagreement was localized to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
     /// The case's HLO module text (only for cases that did not pass, to keep files small).
     pub hlo: Option<String>,
     /// The command that replays exactly this case.
@@ -154,6 +160,7 @@ mod tests {
             row: "add".into(),
             dtype: "f32".into(),
             target: None,
+            instruction: None,
             hlo: None,
             replay: format!("conformance run --only-case {index}"),
             minimized: None,

@@ -9,6 +9,7 @@ use crate::backends;
 use crate::check::{check, BackendOutcome, Verdict};
 use crate::executor::{self, Finished, NextIndex, Stage};
 use crate::generate::{self, Filters, GeneratorConfig};
+use crate::graph;
 use crate::minimize;
 use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
@@ -64,6 +65,8 @@ pub struct RunOptions {
     pub only_case: Option<u64>,
     /// Worker threads (default: the number of CPUs).
     pub workers: Option<usize>,
+    /// Generate multi-operation graphs (2–20 instructions) instead of single operations.
+    pub graphs: bool,
 }
 
 impl RunOptions {
@@ -84,6 +87,7 @@ impl RunOptions {
             generator: GeneratorConfig::default(),
             only_case: None,
             workers: None,
+            graphs: false,
         }
     }
 }
@@ -189,6 +193,7 @@ pub fn run_with_backends(
         catalog_hash: catalog.hash(),
         budget: options.budget.to_string(),
         swarm: options.generator.swarm.as_ref().map(|s| s.to_string()),
+        graphs: options.graphs,
         started_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -197,6 +202,9 @@ pub fn run_with_backends(
     let (mut results, done) = open_results(&options, start_line)?;
 
     let mut summary = RunSummary::default();
+    if options.graphs {
+        summary.row_order.push("graph".to_string());
+    }
     for c in &combos {
         let op = &catalog.ops()[c.op_index];
         let row = match c.target_type {
@@ -325,7 +333,8 @@ fn open_results(
                         && s.dtypes == start_line.dtypes
                         && s.backends == start_line.backends
                         && s.catalog_hash == start_line.catalog_hash
-                        && s.swarm == start_line.swarm;
+                        && s.swarm == start_line.swarm
+                        && s.graphs == start_line.graphs;
                     if !same {
                         return Err(format!(
                             "{}: --resume: the file records a different sweep (seed {}, shard {:?}, ops {:?}, dtypes {:?}, backends {:?}, catalog {}); run with the same options or another file",
@@ -417,12 +426,20 @@ fn run_case(
     stage: &Stage,
 ) -> Result<CaseRecord, String> {
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        generate::case(catalog, combos, &options.generator, options.seed, index)
+        generate_case(catalog, combos, options, index)
     }))
     .map_err(|_| format!("generator panicked (seed {}, case {index})", options.seed))??;
-    let op = catalog.op(&generated.op_id).ok_or("op vanished")?;
     let refs: Vec<&dyn Backend> = backends.iter().map(|b| b.as_ref()).collect();
-    let outcome = check(op, &generated.module, &generated.args, &refs, stage);
+    let (outcome, fault) = if options.graphs {
+        let g = graph::check_graph(catalog, &generated.module, &generated.args, &refs, stage);
+        (g.outcome, g.fault)
+    } else {
+        let op = catalog.op(&generated.op_id).ok_or("op vanished")?;
+        (
+            check(op, &generated.module, &generated.args, &refs, stage),
+            None,
+        )
+    };
     let passed = outcome.reference_error.is_none()
         && outcome
             .outcomes
@@ -431,10 +448,13 @@ fn run_case(
     let mut record = CaseRecord {
         seed: generated.seed,
         index: generated.index,
-        op: generated.op_id.clone(),
+        op: fault
+            .as_ref()
+            .map_or(generated.op_id.clone(), |f| f.op.clone()),
         row: generated.row.clone(),
         dtype: generated.element_type.to_string(),
         target: generated.target_type.map(|t| t.to_string()),
+        instruction: fault.as_ref().map(|f| f.instruction.clone()),
         hlo: (!passed).then(|| generated.module.to_string()),
         replay: replay_command(options, generated.index),
         minimized: None,
@@ -449,9 +469,24 @@ fn run_case(
             generator: options.generator.describe(),
             command: record.replay.clone(),
         };
+        // A graph is minimized from its instruction at fault (the graph truncated there).
+        let module = match &fault {
+            Some(f) => {
+                let entry = generated.module.entry_computation();
+                match entry
+                    .instructions
+                    .iter()
+                    .position(|i| i.name == f.instruction)
+                {
+                    Some(i) => graph::truncated(&generated.module, i),
+                    None => generated.module.clone(),
+                }
+            }
+            None => generated.module.clone(),
+        };
         match minimize::minimize_and_save(
             catalog,
-            &generated.module,
+            &module,
             &generated.args,
             &refs,
             &record,
@@ -465,6 +500,30 @@ fn run_case(
     Ok(record)
 }
 
+/// Case `index` of the sweep: a single-operation case, or a graph with `--graphs`.
+///
+/// Errors: the generator failed (a bug of this project).
+fn generate_case(
+    catalog: &Catalog,
+    combos: &[generate::Combo],
+    options: &RunOptions,
+    index: u64,
+) -> Result<generate::Case, String> {
+    if options.graphs {
+        let mut rng = generate::rng::Rng::for_case(options.seed, index);
+        generate::graph::build_case(
+            catalog,
+            combos,
+            &options.generator,
+            &mut rng,
+            options.seed,
+            index,
+        )
+    } else {
+        generate::case(catalog, combos, &options.generator, options.seed, index)
+    }
+}
+
 /// The record of a case that ran past `--case-timeout` in `stage` (see [`check`]).
 fn timeout_record(
     catalog: &Catalog,
@@ -475,7 +534,7 @@ fn timeout_record(
 ) -> CaseRecord {
     let combos =
         generate::plan_sweep(catalog, &options.filters, &options.generator).unwrap_or_default();
-    let generated = generate::case(catalog, &combos, &options.generator, options.seed, index).ok();
+    let generated = generate_case(catalog, &combos, options, index).ok();
     let message = format!("timed out after {:.1}s", after.as_secs_f64());
     let (op, row, dtype, target) = match &generated {
         Some(g) => (
@@ -493,6 +552,7 @@ fn timeout_record(
         row,
         dtype,
         target,
+        instruction: None,
         hlo: generated.as_ref().map(|g| g.module.to_string()),
         replay: replay_command(options, index),
         minimized: None,
@@ -683,6 +743,9 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
     }
     if options.generator.swarm.is_some() {
         cmd += " --swarm";
+    }
+    if options.graphs {
+        cmd += " --graphs";
     }
     cmd += &format!(
         " --backends {} --only-case {index}",

@@ -242,3 +242,57 @@ fn wrong_result_for_one_attribute_value() {
         40,
     );
 }
+
+/// In a multi-operation graph the 1-ULP multiply bug is localized to a multiply instruction, and
+/// the graph is minimized from there to that one instruction.
+#[test]
+fn a_bug_inside_a_graph_is_localized_and_minimized() {
+    let catalog = Catalog::builtin().unwrap();
+    let dir =
+        std::env::temp_dir().join(format!("conformance-planted-graph-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut options = RunOptions::new(5, Budget::Cases(60));
+    options.graphs = true;
+    options.filters = Filters {
+        ops: vec![
+            "multiply".into(),
+            "add".into(),
+            "negate".into(),
+            "maximum".into(),
+        ],
+        dtypes: vec!["f16".into()],
+    };
+    options.minimize = true;
+    options.corpus_dir = dir.clone();
+    options.workers = Some(2);
+    let backends: Vec<Arc<dyn Backend>> = vec![
+        Arc::new(conformance_reference::Reference),
+        Arc::new(Planted {
+            inner: Fast::new(),
+            bug: Bug::OneUlpF16Multiply,
+        }),
+    ];
+    let summary = run_with_backends(&catalog, &options, backends, &mut std::io::sink()).unwrap();
+    let record = summary
+        .failures
+        .first()
+        .expect("the graph sweep finds the bug");
+    assert_eq!(record.row, "graph");
+    assert_eq!(record.op, "multiply");
+    let instruction = record
+        .instruction
+        .as_deref()
+        .expect("an instruction at fault");
+    assert!(instruction.starts_with("multiply"), "{instruction}");
+    let case = CorpusCase::load(std::path::Path::new(record.minimized.as_ref().unwrap())).unwrap();
+    let module = case.module().unwrap();
+    let root = module.entry_computation().root_instruction();
+    assert_eq!(root.opcode, Opcode::Multiply);
+    assert_eq!(
+        module.entry_computation().instructions.len(),
+        3,
+        "{}",
+        case.hlo
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,6 +30,7 @@ fn start(shard: u64) -> ResultLine {
         catalog_hash: "feedfacecafebeef0123".into(),
         budget: "cases:10".into(),
         swarm: None,
+        graphs: false,
         started_unix: 1_700_000_000,
         resumed: shard == 2,
     })
@@ -82,6 +83,7 @@ fn case(
         row: row.into(),
         dtype: dtype.into(),
         target: row.split_once("->").map(|(_, t)| t.into()),
+        instruction: None,
         hlo: (verdict != Verdict::Pass).then(|| HLO.to_string()),
         replay: format!("conformance run --seed 11 --backends reference,fast --only-case {index}"),
         minimized: None,

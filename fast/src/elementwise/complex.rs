@@ -38,7 +38,7 @@ pub fn round_sum_to_f32(s: f64, t: f64) -> f32 {
 /// `p·q + sign·r·s` as `(h + l)·2^e` (|h| < 4): each product is formed exactly from operands
 /// scaled to [0.5, 1) with its exponent kept apart, and the two are added as a double-double at the
 /// larger exponent. No intermediate overflows or underflows whatever the magnitudes. A zero sum is
-/// returned as `(±0, 0, 0)` with the sign IEEE arithmetic gives.
+/// returned as `(±0, 0, 0)` with the sign IEEE arithmetic gives (+0 for an exact cancellation).
 pub fn dot_scaled(p: f64, q: f64, r: f64, s: f64, sign: f64) -> (f64, f64, i32) {
     let term = |u: f64, v: f64| -> Option<(f64, f64, i32)> {
         if u == 0.0 || v == 0.0 {
@@ -60,7 +60,9 @@ pub fn dot_scaled(p: f64, q: f64, r: f64, s: f64, sign: f64) -> (f64, f64, i32) 
     let (h, t) = two_sum(ldexp(h1, e1 - e), sign * ldexp(h2, e2 - e));
     let l = t + (ldexp(l1, e1 - e) + sign * ldexp(l2, e2 - e));
     if h == 0.0 && l == 0.0 {
-        return plain();
+        // Exact cancellation of two non-zero products: +0 under round-to-nearest (IEEE 754
+        // §6.3). Not the plain formula, whose products may overflow (inf − inf = NaN).
+        return (0.0, 0.0, 0);
     }
     (h, l, e)
 }

@@ -217,7 +217,7 @@ pub fn build_reduce_precision(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, S
 }
 
 /// The `direction` and optional `type` a compare entry fixes.
-fn compare_attributes(op: &OpEntry) -> (&str, Option<&str>) {
+pub(crate) fn compare_attributes(op: &OpEntry) -> (&str, Option<&str>) {
     let direction = op
         .attributes
         .get("direction")
@@ -226,7 +226,7 @@ fn compare_attributes(op: &OpEntry) -> (&str, Option<&str>) {
     (direction, op.attributes.get("type").map(String::as_str))
 }
 
-fn module_name(op_id: &str) -> String {
+pub(crate) fn module_name(op_id: &str) -> String {
     op_id
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })

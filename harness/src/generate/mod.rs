@@ -5,6 +5,7 @@
 //! every case is a pure function of (seed, case index, catalog, generator config).
 
 pub mod elementwise;
+pub mod graph;
 pub mod rng;
 pub mod shapes;
 pub mod swarm;
@@ -182,8 +183,23 @@ pub fn case(
     index: u64,
 ) -> Result<Case, String> {
     let combo = &combos[(index % combos.len() as u64) as usize];
-    let op = &catalog.ops()[combo.op_index];
     let mut rng = Rng::for_case(seed, index);
+    case_with(catalog, combo, config, &mut rng, seed, index)
+}
+
+/// Builds a case of `combo` from the choices of `rng` (any [`rng::Source`]: a sweep's PRNG,
+/// a proptest choice sequence, fuzzer bytes); `seed` and `index` are recorded as given.
+///
+/// Errors: the generator produced an invalid module (a bug).
+pub fn case_with(
+    catalog: &Catalog,
+    combo: &Combo,
+    config: &GeneratorConfig,
+    rng: &mut Rng,
+    seed: u64,
+    index: u64,
+) -> Result<Case, String> {
+    let op = &catalog.ops()[combo.op_index];
     let spec = elementwise::CaseSpec {
         op,
         element_type: combo.element_type,
@@ -192,9 +208,9 @@ pub fn case(
         values: &config.values,
     };
     let built = if op.opcode == Opcode::ReducePrecision.name() {
-        elementwise::build_reduce_precision(&mut rng, &spec)
+        elementwise::build_reduce_precision(rng, &spec)
     } else {
-        elementwise::build(&mut rng, &spec)
+        elementwise::build(rng, &spec)
     }
     .map_err(|e| format!("generator error (seed {seed}, case {index}): {e}"))?;
     let row = match combo.target_type {

@@ -28,6 +28,7 @@ fn start(seed: u64, shard: Option<(u64, u64)>, ops: &[&str]) -> ResultLine {
         catalog_hash: "abc123".into(),
         budget: "cases:6".into(),
         swarm: None,
+        graphs: false,
         started_unix: 1_700_000_000,
         resumed: false,
     })
@@ -75,6 +76,7 @@ fn case(
         row: row.into(),
         dtype: dtype.into(),
         target: row.split_once("->").map(|(_, t)| t.to_string()),
+        instruction: None,
         hlo: (verdict != Verdict::Pass)
             .then(|| "HloModule m\nENTRY e { ROOT r = f32[] constant(1) }".into()),
         replay: format!("conformance run --seed 1 --only-case {index}"),

@@ -1,0 +1,207 @@
+//! Checking multi-operation graphs, and localizing a disagreement to the instruction at fault.
+//!
+//! A graph's root is first compared with the reference under the root's catalog budget. When it
+//! disagrees, the graph is re-run instruction by instruction: the backend's value of each
+//! instruction *in context* (the graph truncated there) is compared with the reference's exact
+//! evaluation of that one instruction on the backend's own operand values, under that
+//! instruction's catalog budget. The first instruction whose value is not explained that way is
+//! at fault. When every instruction is explained, the root's difference is the accumulation of
+//! rounding each instruction's budget allows, and the graph passes.
+
+use crate::check::{check, BackendOutcome, CaseOutcome, Verdict};
+use crate::executor::Stage;
+use crate::minimize::single_op_module;
+use conformance_spec::backend::SubnormalMode;
+use conformance_spec::catalog::{Catalog, OpEntry};
+use conformance_spec::hlo::{HloInstruction, HloModule, Opcode};
+use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::{Backend, BackendError, Capabilities};
+
+/// The instruction a disagreement was localized to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    /// The backend at fault.
+    pub backend: String,
+    /// The instruction's name in the graph.
+    pub instruction: String,
+    /// Its catalog entry's id.
+    pub op: String,
+}
+
+/// The outcome of a graph: per backend, the root's verdict (`fail` only when an instruction is
+/// at fault, with that instruction's comparison), and the first fault found.
+#[derive(Clone, Debug)]
+pub struct GraphCheck {
+    pub outcome: CaseOutcome,
+    pub fault: Option<Fault>,
+}
+
+/// The catalog entry of an instruction (its first operand's element type decides among entries
+/// of one opcode).
+pub fn entry_of<'c>(
+    catalog: &'c Catalog,
+    module: &HloModule,
+    instruction: &HloInstruction,
+) -> Option<&'c OpEntry> {
+    let entry = module.entry_computation();
+    let ty = instruction
+        .operands
+        .first()
+        .and_then(|&o| entry.instructions[o].shape.as_array())
+        .map(|a| a.element_type)?;
+    catalog.entry_for(instruction.opcode.name(), &instruction.attributes, ty)
+}
+
+/// `module` with instruction `i` of the entry computation as its root.
+pub fn truncated(module: &HloModule, i: usize) -> HloModule {
+    let mut m = module.clone();
+    let entry = m.entry;
+    m.computations[entry].root = i;
+    m
+}
+
+/// A backend that returns one fixed result: lets [`check`] compare a value computed elsewhere
+/// (an instruction's value in context) with the reference's evaluation.
+struct Recorded<'a> {
+    name: &'a str,
+    value: Literal,
+}
+
+impl Backend for Recorded<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            opcodes: vec![],
+            element_types: vec![],
+            any_layout: true,
+            subnormals: SubnormalMode::Preserve,
+        }
+    }
+    fn execute(&self, _: &HloModule, _: &[Literal]) -> Result<Literal, BackendError> {
+        Ok(self.value.clone())
+    }
+}
+
+/// Checks a graph on `backends` (the reference first). `stage` as in [`check`].
+pub fn check_graph(
+    catalog: &Catalog,
+    module: &HloModule,
+    args: &[Literal],
+    backends: &[&dyn Backend],
+    stage: &Stage,
+) -> GraphCheck {
+    let root = module.entry_computation().root_instruction();
+    let Some(root_op) = entry_of(catalog, module, root) else {
+        return GraphCheck {
+            outcome: CaseOutcome {
+                reference_micros: 0,
+                reference_error: Some(format!(
+                    "the root `{}` ({}) has no catalog entry",
+                    root.name,
+                    root.opcode.name()
+                )),
+                outcomes: vec![],
+            },
+            fault: None,
+        };
+    };
+    let mut outcome = check(root_op, module, args, backends, stage);
+    let mut fault = None;
+    if outcome.reference_error.is_some() {
+        return GraphCheck { outcome, fault };
+    }
+    for (k, o) in outcome.outcomes.iter_mut().enumerate() {
+        if o.verdict != Verdict::Fail {
+            continue;
+        }
+        match localize(catalog, module, args, backends[0], backends[k + 1]) {
+            Some((f, at_fault)) => {
+                *o = at_fault;
+                fault.get_or_insert(f);
+            }
+            None => {
+                // Every instruction is within its budget: accumulated rounding.
+                o.verdict = Verdict::Pass;
+            }
+        }
+    }
+    GraphCheck { outcome, fault }
+}
+
+/// The first instruction whose in-context value on `backend` the reference does not reproduce
+/// from the backend's operand values, with that comparison; `None` when every one is explained.
+fn localize(
+    catalog: &Catalog,
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+    backend: &dyn Backend,
+) -> Option<(Fault, BackendOutcome)> {
+    let entry = module.entry_computation();
+    let mut values: Vec<Option<ArrayLiteral>> = vec![None; entry.instructions.len()];
+    for (i, instruction) in entry.instructions.iter().enumerate() {
+        if instruction.opcode == Opcode::Parameter {
+            let n = instruction.parameter_number.unwrap_or(0) as usize;
+            values[i] = args.get(n).and_then(Literal::as_array).cloned();
+            continue;
+        }
+        let in_context = match backend.execute(&truncated(module, i), args) {
+            Ok(Literal::Array(a)) => a,
+            Ok(_) => return None,
+            Err(e) => {
+                return Some((
+                    fault_at(catalog, module, instruction, backend),
+                    BackendOutcome {
+                        backend: backend.name().to_string(),
+                        verdict: Verdict::Error,
+                        comparison: None,
+                        error: Some(e.to_string()),
+                        micros: 0,
+                    },
+                ))
+            }
+        };
+        let operands: Option<Vec<ArrayLiteral>> = instruction
+            .operands
+            .iter()
+            .map(|&o| values[o].clone())
+            .collect();
+        let operands = operands?;
+        let op = entry_of(catalog, module, instruction)?;
+        let (single, single_args) = single_op_module(instruction, &operands);
+        let recorded = Recorded {
+            name: backend.name(),
+            value: Literal::Array(in_context.clone()),
+        };
+        let o = check(
+            op,
+            &single,
+            &single_args,
+            &[reference, &recorded],
+            &Stage::default(),
+        );
+        if let Some(outcome) = o.outcomes.into_iter().next() {
+            if outcome.verdict == Verdict::Fail {
+                return Some((fault_at(catalog, module, instruction, backend), outcome));
+            }
+        }
+        values[i] = Some(in_context);
+    }
+    None
+}
+
+fn fault_at(
+    catalog: &Catalog,
+    module: &HloModule,
+    instruction: &HloInstruction,
+    backend: &dyn Backend,
+) -> Fault {
+    Fault {
+        backend: backend.name().to_string(),
+        instruction: instruction.name.clone(),
+        op: entry_of(catalog, module, instruction)
+            .map_or_else(|| instruction.opcode.name().to_string(), |e| e.id.clone()),
+    }
+}
