@@ -68,3 +68,77 @@ fn every_convert_pair_is_a_combination() {
         .count();
     assert_eq!(combos.len(), real_types * all);
 }
+
+mod choice_sequences {
+    //! The generators draw from proptest choice sequences too: every sequence gives a valid case
+    //! (single operations and graphs), and proptest's shrinking of the sequence shrinks the case.
+    use conformance::generate::rng::{Choices, Rng};
+    use conformance::generate::{self, graph, Filters, GeneratorConfig};
+    use conformance_spec::catalog::Catalog;
+    use conformance_spec::shape_inference::verify_module;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+
+    fn words() -> impl Strategy<Value = Vec<u64>> {
+        proptest::collection::vec(any::<u64>(), 0..96)
+    }
+
+    proptest! {
+        #![proptest_config(Config::with_cases(200))]
+        #[test]
+        fn every_choice_sequence_gives_a_valid_case(combo in 0usize..10_000, w in words(), g in any::<bool>()) {
+            let catalog = Catalog::builtin().unwrap();
+            let combos = generate::plan(&catalog, &Filters::default()).unwrap();
+            let config = GeneratorConfig::default();
+            let mut rng = Rng::from_source(Choices::new(w));
+            let case = if g {
+                graph::build_case(&catalog, &combos, &config, &mut rng, 0, 0).unwrap()
+            } else {
+                generate::case_with(&catalog, &combos[combo % combos.len()], &config, &mut rng, 0, 0).unwrap()
+            };
+            prop_assert!(verify_module(&case.module).is_ok(), "{}", case.module);
+        }
+    }
+
+    /// A property that fails on every case with at least two elements shrinks to a case with
+    /// exactly two: shrinking the choices shrinks the dimensions.
+    #[test]
+    fn shrinking_the_choices_shrinks_the_case() {
+        let catalog = Catalog::builtin().unwrap();
+        let combos = generate::plan(
+            &catalog,
+            &Filters {
+                ops: vec!["add".into()],
+                dtypes: vec!["f32".into()],
+            },
+        )
+        .unwrap();
+        let config = GeneratorConfig::default();
+        let elements = |w: &[u64]| {
+            let mut rng = Rng::from_source(Choices::new(w.to_vec()));
+            let case = generate::case_with(&catalog, &combos[0], &config, &mut rng, 0, 0).unwrap();
+            case.module
+                .entry_computation()
+                .root_instruction()
+                .shape
+                .as_array()
+                .unwrap()
+                .element_count()
+        };
+        let mut runner = TestRunner::new(Config {
+            cases: 500,
+            ..Config::default()
+        });
+        let result = runner.run(&words(), |w| {
+            if elements(&w) >= 2 {
+                Err(TestCaseError::fail("two or more elements"))
+            } else {
+                Ok(())
+            }
+        });
+        match result {
+            Err(TestError::Fail(_, minimal)) => assert_eq!(elements(&minimal), 2, "{minimal:?}"),
+            other => panic!("expected a shrunk failure, got {other:?}"),
+        }
+    }
+}
