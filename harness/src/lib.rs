@@ -8,6 +8,7 @@ pub mod cli;
 pub mod compare;
 pub mod corpus;
 pub mod executor;
+pub mod fuzzing;
 pub mod generate;
 pub mod graph;
 pub mod minimize;

@@ -234,11 +234,11 @@ pub(super) fn build(inputs: &[PathBuf]) -> Result<Report, ReportError> {
 }
 
 /// Identity of a case across files: (filters id, seed, index); the filters id interns
-/// (`--ops`, `--dtypes`, `--swarm`) of the run that wrote it.
+/// (`--ops`, `--dtypes`, `--swarm`, `--graphs`) of the run that wrote it.
 type CaseKey = (u32, u64, u64);
 
-/// The filters of a run that select its cases: (`--ops`, `--dtypes`, `--swarm`).
-type Filters = (Vec<String>, Vec<String>, Option<String>);
+/// The options of a run that select its cases: (`--ops`, `--dtypes`, `--swarm`, `--graphs`).
+type Filters = (Vec<String>, Vec<String>, Option<String>, bool);
 
 #[derive(Default)]
 struct Builder {
@@ -287,7 +287,7 @@ impl Builder {
     /// Adds one case record; returns true (and adds nothing) when it is a duplicate.
     fn add_case(&mut self, start: Option<&RunStart>, mut c: CaseRecord) -> bool {
         let filters = match start {
-            Some(s) => (s.ops.clone(), s.dtypes.clone(), s.swarm.clone()),
+            Some(s) => (s.ops.clone(), s.dtypes.clone(), s.swarm.clone(), s.graphs),
             None => Default::default(),
         };
         let next = self.filters.len() as u32;

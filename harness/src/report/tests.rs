@@ -252,6 +252,15 @@ fn duplicate_cases_count_once_but_other_filters_are_other_cases() {
     );
     let r = build_report(&[files[0].clone(), other]).unwrap();
     assert_eq!((r.totals.cases, r.totals.duplicates), (4, 0));
+
+    // ... and under `--graphs` with the same filters: a graph case, not a repeat.
+    let mut graphs = start(1, None, &[]);
+    if let ResultLine::RunStart(s) = &mut graphs {
+        s.graphs = true;
+    }
+    let graph_file = write(&dir, "graphs.jsonl", &[graphs, pass(0, "graph", "f32", 0)]);
+    let r = build_report(&[files[0].clone(), graph_file]).unwrap();
+    assert_eq!((r.totals.cases, r.totals.duplicates), (4, 0));
 }
 
 #[test]
