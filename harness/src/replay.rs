@@ -7,10 +7,11 @@ use crate::corpus::{self, CorpusCase, Provenance};
 use crate::executor::Stage;
 use crate::generate::rng::Rng;
 use crate::generate::values::{self, ValueClass, ValueHints};
+use crate::graph::{self, Fault};
 use crate::minimize;
 use crate::results::CaseRecord;
 use conformance_spec::catalog::{Catalog, OpEntry};
-use conformance_spec::hlo::{parse_module, HloModule};
+use conformance_spec::hlo::{parse_module, HloModule, Opcode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::Backend;
 use std::path::Path;
@@ -126,18 +127,43 @@ fn generated_inputs(module: &HloModule, seed: u64) -> Result<Vec<Literal>, (i32,
         .collect()
 }
 
-/// Checks a loaded case; the reference failing is an internal error (exit 3).
-fn check_loaded(loaded: &Loaded, refs: &[&dyn Backend]) -> Result<CaseOutcome, (i32, String)> {
-    let outcome = check(
-        loaded.op,
-        &loaded.module,
-        &loaded.args,
-        refs,
-        &Stage::default(),
-    );
+/// Checks a loaded case: a module of one instruction against its catalog entry, a graph (more
+/// than one instruction, e.g. a JAX dump) instruction by instruction, with the instruction at
+/// fault. The reference failing is an internal error (exit 3).
+fn check_loaded(
+    catalog: &Catalog,
+    loaded: &Loaded,
+    refs: &[&dyn Backend],
+) -> Result<(CaseOutcome, Option<Fault>), (i32, String)> {
+    let instructions = loaded
+        .module
+        .entry_computation()
+        .instructions
+        .iter()
+        .filter(|i| i.opcode != Opcode::Parameter)
+        .count();
+    let (outcome, fault) = if instructions > 1 {
+        let g = graph::check_graph(
+            catalog,
+            &loaded.module,
+            &loaded.args,
+            refs,
+            &Stage::default(),
+        );
+        (g.outcome, g.fault)
+    } else {
+        let o = check(
+            loaded.op,
+            &loaded.module,
+            &loaded.args,
+            refs,
+            &Stage::default(),
+        );
+        (o, None)
+    };
     match outcome.reference_error {
         Some(e) => Err((3, format!("the reference failed: {e}"))),
-        None => Ok(outcome),
+        None => Ok((outcome, fault)),
     }
 }
 
@@ -160,7 +186,13 @@ pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u6
     let loaded = load(catalog, file, seed)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let outcome = check_loaded(&loaded, &refs)?;
+    let (outcome, fault) = check_loaded(catalog, &loaded, &refs)?;
+    if let Some(f) = &fault {
+        println!(
+            "{}: the disagreement is at instruction `{}` ({})",
+            f.backend, f.instruction, f.op
+        );
+    }
     let mut code = 0;
     for o in &outcome.outcomes {
         println!("{}: {:?}", o.backend, o.verdict);
@@ -213,15 +245,31 @@ pub fn minimize_command(
     let loaded = load(catalog, file, seed)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let outcome = check_loaded(&loaded, &refs)?;
+    let (outcome, fault) = check_loaded(catalog, &loaded, &refs)?;
+    // A graph is minimized from its instruction at fault.
+    let (op, module) = match &fault {
+        Some(f) => {
+            let entry = loaded.module.entry_computation();
+            let i = entry
+                .instructions
+                .iter()
+                .position(|i| i.name == f.instruction)
+                .ok_or((3, format!("instruction `{}` vanished", f.instruction)))?;
+            let op = catalog
+                .op(&f.op)
+                .ok_or((3, format!("no catalog entry `{}`", f.op)))?;
+            (op, graph::truncated(&loaded.module, i))
+        }
+        None => (loaded.op, loaded.module.clone()),
+    };
     let record = CaseRecord {
         seed,
         index: 0,
-        op: loaded.op.id.clone(),
-        row: loaded.op.id.clone(),
+        op: op.id.clone(),
+        row: op.id.clone(),
         dtype: String::new(),
         target: None,
-        instruction: None,
+        instruction: fault.as_ref().map(|f| f.instruction.clone()),
         hlo: None,
         replay: format!("conformance replay {}", file.display()),
         minimized: None,
@@ -237,8 +285,7 @@ pub fn minimize_command(
         return Ok(1);
     };
     let started = std::time::Instant::now();
-    let m = minimize::minimize(loaded.op, &loaded.module, &loaded.args, &refs, target)
-        .map_err(|e| (1, e))?;
+    let m = minimize::minimize(op, &module, &loaded.args, &refs, target).map_err(|e| (1, e))?;
     let provenance = loaded.corpus.map(|c| c.provenance).unwrap_or(Provenance {
         seed,
         case_index: 0,

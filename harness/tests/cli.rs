@@ -177,3 +177,22 @@ fn spec_lists_and_shows_entries() {
     assert_eq!(code, 2);
     assert!(err.contains("no catalog entry"), "{err}");
 }
+
+#[test]
+fn replay_runs_corpus_files_and_jax_dumps() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // A JAX dump with several instructions: checked as a graph with generated inputs.
+    let dump = root.join("spec/tests/data/jax/unary_chain.hlo");
+    let (code, out, err) = conformance(&["replay", dump.to_str().unwrap(), "--seed", "4"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("fast: Pass"), "{out}");
+    // A corpus regression.
+    let corpus = conformance::corpus::files(&root.join("corpus/regressions"));
+    let (code, out, err) = conformance(&["replay", corpus[0].to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    // A root no catalog entry describes is refused with exit 2, naming the file.
+    let tuple = root.join("spec/tests/data/jax/bitcast.hlo");
+    let (code, _, err) = conformance(&["replay", tuple.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bitcast.hlo") && err.contains("no catalog entry"), "{err}");
+}
