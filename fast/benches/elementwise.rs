@@ -1,6 +1,6 @@
 //! Throughput of the fast backend on 16M-element arrays (`execute()` including the allocation of
 //! the output literal): add f32 (GB/s of traffic: two inputs and one output, 3 × 64 MiB per call),
-//! exp and tanh f32 (elements/s), and for information add bf16 and exp f64.
+//! exp, tanh and logistic f32 (elements/s), and for information add bf16 and exp f64.
 
 use conformance_fast::Fast;
 use conformance_spec::literal::ArrayLiteral;
@@ -49,6 +49,7 @@ fn bench(c: &mut Criterion) {
     for (op, ty, lo, hi) in [
         (Opcode::Exponential, ElementType::F32, -20.0, 20.0),
         (Opcode::Tanh, ElementType::F32, -5.0, 5.0),
+        (Opcode::Logistic, ElementType::F32, -20.0, 20.0),
         (Opcode::Exponential, ElementType::F64, -20.0, 20.0),
     ] {
         let shape = ArrayShape::new(ty, vec![N as i64]);
