@@ -194,5 +194,8 @@ fn replay_runs_corpus_files_and_jax_dumps() {
     let tuple = root.join("spec/tests/data/jax/bitcast.hlo");
     let (code, _, err) = conformance(&["replay", tuple.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("bitcast.hlo") && err.contains("no catalog entry"), "{err}");
+    assert!(
+        err.contains("bitcast.hlo") && err.contains("no catalog entry"),
+        "{err}"
+    );
 }

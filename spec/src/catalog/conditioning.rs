@@ -19,9 +19,9 @@
 //! an overflowing magnitude times a direction, and which of them overflow, with which sign,
 //! depends on the direction's last bits (XLA's emitter even gives `inf·sin(0)` = NaN).
 
+use super::masks::complex_components;
 use super::model::Conditioning;
 use crate::element_type::{ElementType, FloatFormat};
-use super::masks::complex_components;
 
 /// The allowance one element receives from its condition number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
