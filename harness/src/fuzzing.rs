@@ -11,6 +11,7 @@ pub mod layout_index;
 
 use crate::check::{check, CaseOutcome, Verdict};
 use crate::executor::{panic_message, Stage};
+use crate::generate::graph::GraphError;
 use crate::generate::rng::Rng;
 use crate::generate::{self, Case, Combo, Filters, GeneratorConfig, SwarmConfig};
 use crate::graph::{self, Fault};
@@ -103,15 +104,9 @@ pub fn diff_graph_case(data: &[u8]) -> Result<Option<FuzzCase>, String> {
     }
     match generate::graph::build_case(catalog, &selected, &config, &mut rng, 0, 0) {
         Ok(case) => Ok(Some(FuzzCase { case, config })),
-        Err(e) if is_generator_bug(&e) => Err(e),
-        Err(_) => Ok(None),
+        Err(GraphError::Bug(e)) => Err(e),
+        Err(GraphError::Unchainable(_)) => Ok(None),
     }
-}
-
-/// True for the graph generator's errors that are bugs (an invalid module, a non-array value), as
-/// opposed to a selection of operations that cannot form a graph.
-fn is_generator_bug(error: &str) -> bool {
-    error.contains("invalid module") || error.contains("non-array")
 }
 
 /// The differential fuzz targets.

@@ -6,14 +6,17 @@
 //! evaluation of that one instruction on the backend's own operand values, under that
 //! instruction's catalog budget. The first instruction whose value is not explained that way is
 //! at fault. When every instruction is explained, the root's difference is the accumulation of
-//! rounding each instruction's budget allows, and the graph passes.
+//! rounding each instruction's budget allows, and the graph passes. An instruction without a
+//! catalog entry is explained only by bit-exact agreement with the reference; when it differs, or
+//! its value is not an array, localization stops there and the root's failure stands, unlocalized,
+//! with the reason.
 
 use crate::check::{check, BackendOutcome, CaseOutcome, Verdict};
 use crate::executor::Stage;
 use crate::minimize::single_op_module;
 use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::{Catalog, OpEntry};
-use conformance_spec::hlo::{HloInstruction, HloModule, Opcode};
+use conformance_spec::hlo::{transform, HloInstruction, HloModule, Opcode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::{Backend, BackendError, Capabilities};
 
@@ -28,12 +31,26 @@ pub struct Fault {
     pub op: String,
 }
 
-/// The outcome of a graph: per backend, the root's verdict (`fail` only when an instruction is
-/// at fault, with that instruction's comparison), and the first fault found.
+/// The outcome of a graph: per backend, the root's verdict (`fail` when an instruction is at
+/// fault, with that instruction's comparison, or when the failure could not be localized, with the
+/// root's), the first fault found, and why a failure was not localized.
 #[derive(Clone, Debug)]
 pub struct GraphCheck {
     pub outcome: CaseOutcome,
     pub fault: Option<Fault>,
+    /// Set when a backend's root disagrees but localization stopped at an instruction it cannot
+    /// judge alone: names that instruction and the reason.
+    pub unlocalized: Option<String>,
+}
+
+/// What re-running a graph instruction by instruction found for one backend.
+enum Localized {
+    /// This instruction's value is not explained by its operands' values.
+    Fault(Fault, BackendOutcome),
+    /// Every instruction is within its budget.
+    Explained,
+    /// Localization stopped here: the reason.
+    Stopped(String),
 }
 
 /// The catalog entry of an instruction (its first operand's element type decides among entries
@@ -52,12 +69,10 @@ pub fn entry_of<'c>(
     catalog.entry_for(instruction.opcode.name(), &instruction.attributes, ty)
 }
 
-/// `module` with instruction `i` of the entry computation as its root.
+/// `module` with instruction `i` of the entry computation as its root, without the instructions
+/// `i` does not depend on (parameters stay).
 pub fn truncated(module: &HloModule, i: usize) -> HloModule {
-    let mut m = module.clone();
-    let entry = m.entry;
-    m.computations[entry].root = i;
-    m
+    transform::with_root(module, i)
 }
 
 /// A backend that returns one fixed result: lets [`check`] compare a value computed elsewhere
@@ -105,40 +120,53 @@ pub fn check_graph(
                 outcomes: vec![],
             },
             fault: None,
+            unlocalized: None,
         };
     };
     let mut outcome = check(root_op, module, args, backends, stage);
     let mut fault = None;
+    let mut unlocalized = None;
     if outcome.reference_error.is_some() {
-        return GraphCheck { outcome, fault };
+        return GraphCheck {
+            outcome,
+            fault,
+            unlocalized,
+        };
     }
     for (k, o) in outcome.outcomes.iter_mut().enumerate() {
         if o.verdict != Verdict::Fail {
             continue;
         }
         match localize(catalog, module, args, backends[0], backends[k + 1]) {
-            Some((f, at_fault)) => {
+            Localized::Fault(f, at_fault) => {
                 *o = at_fault;
                 fault.get_or_insert(f);
             }
-            None => {
+            Localized::Explained => {
                 // Every instruction is within its budget: accumulated rounding.
                 o.verdict = Verdict::Pass;
             }
+            Localized::Stopped(reason) => {
+                unlocalized.get_or_insert(format!("{}: {reason}", o.backend));
+            }
         }
     }
-    GraphCheck { outcome, fault }
+    GraphCheck {
+        outcome,
+        fault,
+        unlocalized,
+    }
 }
 
 /// The first instruction whose in-context value on `backend` the reference does not reproduce
-/// from the backend's operand values, with that comparison; `None` when every one is explained.
+/// from the backend's operand values, with that comparison.
 fn localize(
     catalog: &Catalog,
     module: &HloModule,
     args: &[Literal],
     reference: &dyn Backend,
     backend: &dyn Backend,
-) -> Option<(Fault, BackendOutcome)> {
+) -> Localized {
     let entry = module.entry_computation();
     let mut values: Vec<Option<ArrayLiteral>> = vec![None; entry.instructions.len()];
     for (i, instruction) in entry.instructions.iter().enumerate() {
@@ -147,11 +175,18 @@ fn localize(
             values[i] = args.get(n).and_then(Literal::as_array).cloned();
             continue;
         }
+        let stopped = |why: &str| {
+            Localized::Stopped(format!(
+                "instruction `{}` ({}) {why}",
+                instruction.name,
+                instruction.opcode.name()
+            ))
+        };
         let in_context = match backend.execute(&truncated(module, i), args) {
             Ok(Literal::Array(a)) => a,
-            Ok(_) => return None,
+            Ok(_) => return stopped("is not an array"),
             Err(e) => {
-                return Some((
+                return Localized::Fault(
                     fault_at(catalog, module, instruction, backend),
                     BackendOutcome {
                         backend: backend.name().to_string(),
@@ -160,17 +195,36 @@ fn localize(
                         error: Some(e.to_string()),
                         micros: 0,
                     },
-                ))
+                )
             }
         };
+        if instruction.opcode == Opcode::Constant {
+            // A constant is explained only by its literal, bit for bit.
+            if instruction.literal.as_ref() != Some(&Literal::Array(in_context.clone())) {
+                return stopped("evaluates to something other than its literal");
+            }
+            values[i] = Some(in_context);
+            continue;
+        }
         let operands: Option<Vec<ArrayLiteral>> = instruction
             .operands
             .iter()
             .map(|&o| values[o].clone())
             .collect();
-        let operands = operands?;
-        let op = entry_of(catalog, module, instruction)?;
+        let Some(operands) = operands else {
+            return stopped("has an operand that is not an array");
+        };
         let (single, single_args) = single_op_module(instruction, &operands);
+        let Some(op) = entry_of(catalog, module, instruction) else {
+            // Without a catalog entry only bit-exact agreement with the reference explains it.
+            match reference.execute(&single, &single_args) {
+                Ok(Literal::Array(exact)) if exact.logical_eq(&in_context) => {
+                    values[i] = Some(in_context);
+                    continue;
+                }
+                _ => return stopped("differs from the reference and has no catalog entry"),
+            }
+        };
         let recorded = Recorded {
             name: backend.name(),
             value: Literal::Array(in_context.clone()),
@@ -184,12 +238,12 @@ fn localize(
         );
         if let Some(outcome) = o.outcomes.into_iter().next() {
             if outcome.verdict == Verdict::Fail {
-                return Some((fault_at(catalog, module, instruction, backend), outcome));
+                return Localized::Fault(fault_at(catalog, module, instruction, backend), outcome);
             }
         }
         values[i] = Some(in_context);
     }
-    None
+    Localized::Explained
 }
 
 fn fault_at(

@@ -11,7 +11,7 @@ use crate::graph::{self, Fault};
 use crate::minimize;
 use crate::results::CaseRecord;
 use conformance_spec::catalog::{Catalog, OpEntry};
-use conformance_spec::hlo::{parse_module, HloModule, Opcode};
+use conformance_spec::hlo::{parse_module, transform, HloModule, Opcode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::Backend;
 use std::path::Path;
@@ -19,12 +19,21 @@ use std::sync::Arc;
 
 type CliResult = Result<i32, (i32, String)>;
 
-/// A case read from a file: a module, its inputs, its catalog entry.
+/// A case read from a file: its inputs and what to check.
 struct Loaded<'c> {
-    op: &'c OpEntry,
-    module: HloModule,
     args: Vec<Literal>,
     corpus: Option<CorpusCase>,
+    targets: Vec<Target<'c>>,
+    /// Leaves of a tuple root that nothing computes (parameters, constants): not checked.
+    passed_through: Vec<String>,
+}
+
+/// One value to check: the module rooted at it and the catalog entry of its root.
+struct Target<'c> {
+    /// The root leaf's name when the file's root is a tuple.
+    leaf: Option<String>,
+    op: &'c OpEntry,
+    module: HloModule,
 }
 
 fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, (i32, String)> {
@@ -44,10 +53,14 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
             .args()
             .map_err(|e| (2, format!("{}: {e}", file.display())))?;
         return Ok(Loaded {
-            op,
-            module,
             args,
             corpus: Some(case),
+            targets: vec![Target {
+                leaf: None,
+                op,
+                module,
+            }],
+            passed_through: vec![],
         });
     }
     let text = std::fs::read_to_string(file)
@@ -55,42 +68,79 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
     let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", file.display())))?;
     conformance_spec::shape_inference::verify_module(&module)
         .map_err(|e| (2, format!("{}: {e}", file.display())))?;
-    let root = module.entry_computation().root_instruction();
-    let operand_type = root
-        .operands
-        .first()
-        .and_then(|&o| module.entry_computation().instructions[o].shape.as_array())
-        .map(|a| a.element_type)
-        .ok_or_else(|| {
+    // Calls are checked through their callees (as XLA inlines them); a tuple root leaf by leaf.
+    let module =
+        transform::inline_calls(&module).map_err(|e| (2, format!("{}: {e}", file.display())))?;
+    let entry = module.entry_computation();
+    let mut leaves = Vec::new();
+    tuple_leaves(&module, entry.root, &mut leaves);
+    let tuple_root = entry.root_instruction().opcode == Opcode::Tuple;
+    let mut targets = Vec::new();
+    let mut passed_through = Vec::new();
+    for leaf in leaves {
+        let instruction = &entry.instructions[leaf];
+        if tuple_root && matches!(instruction.opcode, Opcode::Parameter | Opcode::Constant) {
+            passed_through.push(instruction.name.clone());
+            continue;
+        }
+        let op = graph::entry_of(catalog, &module, instruction).ok_or_else(|| {
+            let operand_type = instruction
+                .operands
+                .first()
+                .and_then(|&o| entry.instructions[o].shape.as_array())
+                .map_or_else(
+                    || "no array operand".to_string(),
+                    |a| a.element_type.to_string(),
+                );
             (
                 2,
                 format!(
-                    "{}: the root `{}` has no array operand to check",
+                    "{}: no catalog entry describes `{}` ({} on {operand_type})",
                     file.display(),
-                    root.name
+                    instruction.name,
+                    instruction.opcode.name()
                 ),
             )
         })?;
-    let op = catalog
-        .entry_for(root.opcode.name(), &root.attributes, operand_type)
-        .ok_or_else(|| {
-            (
-                2,
-                format!(
-                    "{}: no catalog entry describes the root `{}` ({} on {operand_type})",
-                    file.display(),
-                    root.name,
-                    root.opcode.name()
-                ),
-            )
-        })?;
+        targets.push(Target {
+            leaf: tuple_root.then(|| instruction.name.clone()),
+            op,
+            module: if tuple_root {
+                graph::truncated(&module, leaf)
+            } else {
+                module.clone()
+            },
+        });
+    }
+    if targets.is_empty() {
+        return Err((
+            2,
+            format!(
+                "{}: the root only passes inputs through; nothing to check",
+                file.display()
+            ),
+        ));
+    }
     let args = generated_inputs(&module, seed)?;
     Ok(Loaded {
-        op,
-        module,
         args,
         corpus: None,
+        targets,
+        passed_through,
     })
+}
+
+/// The entry instructions whose values make up instruction `i`'s: `i` itself, or the leaves of
+/// the operands of a `tuple`, in order.
+fn tuple_leaves(module: &HloModule, i: usize, out: &mut Vec<usize>) {
+    let instruction = &module.entry_computation().instructions[i];
+    if instruction.opcode == Opcode::Tuple {
+        for &o in &instruction.operands {
+            tuple_leaves(module, o, out);
+        }
+    } else {
+        out.push(i);
+    }
 }
 
 /// Inputs for every entry parameter, values drawn from every value class.
@@ -127,43 +177,46 @@ fn generated_inputs(module: &HloModule, seed: u64) -> Result<Vec<Literal>, (i32,
         .collect()
 }
 
-/// Checks a loaded case: a module of one instruction against its catalog entry, a graph (more
-/// than one instruction, e.g. a JAX dump) instruction by instruction, with the instruction at
-/// fault. The reference failing is an internal error (exit 3).
-fn check_loaded(
+/// What checking one target found.
+struct Checked {
+    outcome: CaseOutcome,
+    fault: Option<Fault>,
+    unlocalized: Option<String>,
+}
+
+/// Checks a target: a module of one instruction against its catalog entry, a graph (more than
+/// one instruction, e.g. a JAX dump) instruction by instruction, with the instruction at fault.
+/// The reference failing is an internal error (exit 3).
+fn check_target(
     catalog: &Catalog,
-    loaded: &Loaded,
+    target: &Target,
+    args: &[Literal],
     refs: &[&dyn Backend],
-) -> Result<(CaseOutcome, Option<Fault>), (i32, String)> {
-    let instructions = loaded
+) -> Result<Checked, (i32, String)> {
+    let instructions = target
         .module
         .entry_computation()
         .instructions
         .iter()
         .filter(|i| i.opcode != Opcode::Parameter)
         .count();
-    let (outcome, fault) = if instructions > 1 {
-        let g = graph::check_graph(
-            catalog,
-            &loaded.module,
-            &loaded.args,
-            refs,
-            &Stage::default(),
-        );
-        (g.outcome, g.fault)
+    let checked = if instructions > 1 {
+        let g = graph::check_graph(catalog, &target.module, args, refs, &Stage::default());
+        Checked {
+            outcome: g.outcome,
+            fault: g.fault,
+            unlocalized: g.unlocalized,
+        }
     } else {
-        let o = check(
-            loaded.op,
-            &loaded.module,
-            &loaded.args,
-            refs,
-            &Stage::default(),
-        );
-        (o, None)
+        Checked {
+            outcome: check(target.op, &target.module, args, refs, &Stage::default()),
+            fault: None,
+            unlocalized: None,
+        }
     };
-    match outcome.reference_error {
+    match &checked.outcome.reference_error {
         Some(e) => Err((3, format!("the reference failed: {e}"))),
-        None => Ok((outcome, fault)),
+        None => Ok(checked),
     }
 }
 
@@ -180,61 +233,77 @@ fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (i32, String
 }
 
 /// `conformance replay FILE`: runs the case, prints each backend's verdict and per-element
-/// differences. Exit 0 when every backend agrees (or, for an accepted corpus deviation, when it
-/// is reproduced), 1 otherwise, 2 on bad input.
+/// differences (per leaf when the root is a tuple). Exit 0 when every backend agrees (or, for an
+/// accepted corpus deviation, when it is reproduced), 1 otherwise, 2 on bad input.
 pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u64) -> CliResult {
     let loaded = load(catalog, file, seed)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let (outcome, fault) = check_loaded(catalog, &loaded, &refs)?;
-    if let Some(f) = &fault {
-        println!(
-            "{}: the disagreement is at instruction `{}` ({})",
-            f.backend, f.instruction, f.op
-        );
+    for name in &loaded.passed_through {
+        println!("`{name}`: an input passed through; not checked");
     }
     let mut code = 0;
-    for o in &outcome.outcomes {
-        println!("{}: {:?}", o.backend, o.verdict);
-        if let Some(e) = &o.error {
-            println!("  error: {e}");
-        }
-        if let Some(c) = &o.comparison {
-            for d in &c.diffs {
-                println!("  {d}");
+    for target in &loaded.targets {
+        let indent = match &target.leaf {
+            Some(leaf) => {
+                println!("`{leaf}` ({}):", target.op.id);
+                "  "
             }
-        }
-        let agrees = matches!(o.verdict, Verdict::Pass | Verdict::Unsupported);
-        let expected = match &loaded.corpus {
-            Some(case) if case.accepted && case.backend == o.backend => {
-                let replayed = corpus::Replayed {
-                    backend: o.backend.clone(),
-                    verdict: o.verdict,
-                    classes: o
-                        .comparison
-                        .as_ref()
-                        .map(|c| c.classes.keys().copied().collect())
-                        .unwrap_or_default(),
-                    details: vec![],
-                };
-                let ok = replayed.reproduces(case);
-                println!(
-                    "  accepted deviation: {}",
-                    if ok { "reproduced" } else { "NOT reproduced" }
-                );
-                ok
-            }
-            _ => agrees,
+            None => "",
         };
-        if !expected {
-            code = 1;
+        let checked = check_target(catalog, target, &loaded.args, &refs)?;
+        if let Some(f) = &checked.fault {
+            println!(
+                "{indent}{}: the disagreement is at instruction `{}` ({})",
+                f.backend, f.instruction, f.op
+            );
+        }
+        if let Some(why) = &checked.unlocalized {
+            println!("{indent}not localized: {why}");
+        }
+        for o in &checked.outcome.outcomes {
+            println!("{indent}{}: {:?}", o.backend, o.verdict);
+            if let Some(e) = &o.error {
+                println!("{indent}  error: {e}");
+            }
+            if let Some(c) = &o.comparison {
+                for d in &c.diffs {
+                    println!("{indent}  {d}");
+                }
+            }
+            let agrees = matches!(o.verdict, Verdict::Pass | Verdict::Unsupported);
+            let expected = match &loaded.corpus {
+                Some(case) if case.accepted && case.backend == o.backend => {
+                    let replayed = corpus::Replayed {
+                        backend: o.backend.clone(),
+                        verdict: o.verdict,
+                        classes: o
+                            .comparison
+                            .as_ref()
+                            .map(|c| c.classes.keys().copied().collect())
+                            .unwrap_or_default(),
+                        details: vec![],
+                    };
+                    let ok = replayed.reproduces(case);
+                    println!(
+                        "{indent}  accepted deviation: {}",
+                        if ok { "reproduced" } else { "NOT reproduced" }
+                    );
+                    ok
+                }
+                _ => agrees,
+            };
+            if !expected {
+                code = 1;
+            }
         }
     }
     Ok(code)
 }
 
-/// `conformance minimize FILE`: minimizes the first disagreement and writes a corpus file.
-/// Exit 0 with the file written, 1 when the case shows no disagreement, 2 on bad input.
+/// `conformance minimize FILE`: minimizes the first disagreement (of the first disagreeing leaf
+/// when the root is a tuple) and writes a corpus file. Exit 0 with the file written, 1 when the
+/// case shows no disagreement, 2 on bad input.
 pub fn minimize_command(
     catalog: &Catalog,
     file: &Path,
@@ -245,72 +314,287 @@ pub fn minimize_command(
     let loaded = load(catalog, file, seed)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let (outcome, fault) = check_loaded(catalog, &loaded, &refs)?;
-    // A graph is minimized from its instruction at fault.
-    let (op, module) = match &fault {
-        Some(f) => {
-            let entry = loaded.module.entry_computation();
-            let i = entry
-                .instructions
-                .iter()
-                .position(|i| i.name == f.instruction)
-                .ok_or((3, format!("instruction `{}` vanished", f.instruction)))?;
-            let op = catalog
-                .op(&f.op)
-                .ok_or((3, format!("no catalog entry `{}`", f.op)))?;
-            (op, graph::truncated(&loaded.module, i))
+    match minimize_loaded(catalog, loaded, &refs, file, seed, corpus_dir)? {
+        Some(_) => Ok(0),
+        None => {
+            println!(
+                "{}: every backend agrees; nothing to minimize",
+                file.display()
+            );
+            Ok(1)
         }
-        None => (loaded.op, loaded.module.clone()),
-    };
-    let record = CaseRecord {
-        seed,
-        index: 0,
-        op: op.id.clone(),
-        row: op.id.clone(),
-        dtype: String::new(),
-        target: None,
-        instruction: fault.as_ref().map(|f| f.instruction.clone()),
-        hlo: None,
-        replay: format!("conformance replay {}", file.display()),
-        minimized: None,
-        reference_micros: outcome.reference_micros,
-        reference_error: None,
-        outcomes: outcome.outcomes,
-    };
-    let Some(target) = minimize::target_of(&record) else {
+    }
+}
+
+/// Minimizes the first disagreement of `loaded` on `refs` and writes it to `corpus_dir`,
+/// printing it; `None` when every backend agrees.
+fn minimize_loaded(
+    catalog: &Catalog,
+    loaded: Loaded,
+    refs: &[&dyn Backend],
+    file: &Path,
+    seed: u64,
+    corpus_dir: &Path,
+) -> Result<Option<CorpusCase>, (i32, String)> {
+    for target in &loaded.targets {
+        let checked = check_target(catalog, target, &loaded.args, refs)?;
+        // A graph is minimized from its instruction at fault.
+        let (op, module) = match &checked.fault {
+            Some(f) => {
+                let entry = target.module.entry_computation();
+                let i = entry
+                    .instructions
+                    .iter()
+                    .position(|i| i.name == f.instruction)
+                    .ok_or((3, format!("instruction `{}` vanished", f.instruction)))?;
+                let op = catalog
+                    .op(&f.op)
+                    .ok_or((3, format!("no catalog entry `{}`", f.op)))?;
+                (op, graph::truncated(&target.module, i))
+            }
+            None => (target.op, target.module.clone()),
+        };
+        let record = CaseRecord {
+            seed,
+            index: 0,
+            op: op.id.clone(),
+            row: op.id.clone(),
+            dtype: String::new(),
+            target: None,
+            instruction: checked.fault.as_ref().map(|f| f.instruction.clone()),
+            hlo: None,
+            replay: format!("conformance replay {}", file.display()),
+            minimized: None,
+            reference_micros: checked.outcome.reference_micros,
+            reference_error: None,
+            outcomes: checked.outcome.outcomes,
+        };
+        let Some(target_class) = minimize::target_of(&record) else {
+            continue;
+        };
+        let started = std::time::Instant::now();
+        let m = minimize::minimize(op, &module, &loaded.args, refs, target_class)
+            .map_err(|e| (1, e))?;
+        let provenance = loaded.corpus.map(|c| c.provenance).unwrap_or(Provenance {
+            seed,
+            case_index: 0,
+            generator: "inputs generated by `conformance minimize`".into(),
+            command: record.replay.clone(),
+        });
+        let case = minimize::corpus_case(&record, target_class, &m, provenance, refs);
+        let path = case.save(corpus_dir).map_err(|e| (2, e))?;
         println!(
-            "{}: every backend agrees; nothing to minimize",
-            file.display()
+            "minimized in {:.1}s ({} attempts) to {} instruction(s), {} element(s): {}",
+            started.elapsed().as_secs_f64(),
+            m.attempts,
+            m.instruction_count(),
+            m.element_count(),
+            path.display()
         );
-        return Ok(1);
-    };
-    let started = std::time::Instant::now();
-    let m = minimize::minimize(op, &module, &loaded.args, &refs, target).map_err(|e| (1, e))?;
-    let provenance = loaded.corpus.map(|c| c.provenance).unwrap_or(Provenance {
-        seed,
-        case_index: 0,
-        generator: "inputs generated by `conformance minimize`".into(),
-        command: record.replay.clone(),
-    });
-    let case = minimize::corpus_case(&record, target, &m, provenance, &refs);
-    let path = case.save(corpus_dir).map_err(|e| (2, e))?;
-    println!(
-        "minimized in {:.1}s ({} attempts) to {} instruction(s), {} element(s): {}",
-        started.elapsed().as_secs_f64(),
-        m.attempts,
-        m.instruction_count(),
-        m.element_count(),
-        path.display()
-    );
-    print!("{}", case.hlo);
-    for (k, i) in case.inputs.iter().enumerate() {
-        println!("input {k}: {}", i.literal);
+        print!("{}", case.hlo);
+        for (k, i) in case.inputs.iter().enumerate() {
+            println!("input {k}: {}", i.literal);
+        }
+        let again = corpus::replay(catalog, &case, refs).map_err(|e| (3, e))?;
+        for r in again {
+            for d in &r.details {
+                println!("  {} {d}", r.backend);
+            }
+        }
+        return Ok(Some(case));
     }
-    let again = corpus::replay(catalog, &case, &refs).map_err(|e| (3, e))?;
-    for r in again {
-        for d in &r.details {
-            println!("  {} {d}", r.backend);
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance_fast::Fast;
+    use conformance_reference::Reference;
+    use conformance_spec::{BackendError, Capabilities};
+    use std::path::PathBuf;
+
+    /// The fast backend run instruction by instruction, except that every `opcode` instruction
+    /// (producing `element_type` when given) has the lowest bit of its first element flipped: a
+    /// bug in one kernel, wherever the instruction sits in the graph.
+    struct Buggy {
+        opcode: Opcode,
+        element_type: Option<&'static str>,
+    }
+
+    impl Backend for Buggy {
+        fn name(&self) -> &str {
+            "buggy"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Fast::new().capabilities()
+        }
+        fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+            let entry = module.entry_computation();
+            let mut values: Vec<Literal> = Vec::new();
+            for instruction in &entry.instructions {
+                let value = match instruction.opcode {
+                    Opcode::Parameter => {
+                        args[instruction.parameter_number.unwrap() as usize].clone()
+                    }
+                    Opcode::Tuple => Literal::Tuple(
+                        instruction
+                            .operands
+                            .iter()
+                            .map(|&o| values[o].clone())
+                            .collect(),
+                    ),
+                    _ => {
+                        let operands: Vec<ArrayLiteral> = instruction
+                            .operands
+                            .iter()
+                            .map(|&o| values[o].as_array().unwrap().clone())
+                            .collect();
+                        let (single, single_args) =
+                            crate::minimize::single_op_module(instruction, &operands);
+                        let mut out = Fast::new().execute(&single, &single_args)?;
+                        let type_matches = self.element_type.is_none_or(|t| {
+                            out.as_array()
+                                .is_some_and(|a| a.element_type().to_string() == t)
+                        });
+                        if let (true, true, Literal::Array(a)) =
+                            (instruction.opcode == self.opcode, type_matches, &mut out)
+                        {
+                            let bits = a.get_bits_linear(0);
+                            a.set_bits_linear(0, bits ^ 1);
+                        }
+                        out
+                    }
+                };
+                values.push(value);
+            }
+            Ok(values.swap_remove(entry.root))
         }
     }
-    Ok(0)
+
+    fn dump(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../spec/tests/data/jax")
+            .join(name)
+    }
+
+    fn f32s(dims: &[i64], values: &[f64]) -> Literal {
+        let shape = conformance_spec::hlo::parse_shape(&format!(
+            "f32[{}]",
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ))
+        .unwrap();
+        Literal::Array(ArrayLiteral::from_f64s(shape.as_array().unwrap().clone(), values).unwrap())
+    }
+
+    fn run(file: &str, bug: &Buggy, args: Option<Vec<Literal>>) -> (Vec<Checked>, Vec<String>) {
+        let catalog = Catalog::builtin().unwrap();
+        let mut loaded = load(&catalog, &dump(file), 1).unwrap();
+        if let Some(args) = args {
+            loaded.args = args;
+        }
+        let refs: [&dyn Backend; 2] = [&Reference, bug];
+        let checked = loaded
+            .targets
+            .iter()
+            .map(|t| check_target(&catalog, t, &loaded.args, &refs).unwrap())
+            .collect();
+        let leaves = loaded
+            .targets
+            .iter()
+            .filter_map(|t| t.leaf.clone())
+            .collect();
+        (checked, leaves)
+    }
+
+    fn clip_args(x0: f64) -> Option<Vec<Literal>> {
+        Some(vec![f32s(&[2, 3], &[x0, -0.25, 0.1, 2.0, -3.0, 0.0])])
+    }
+
+    #[test]
+    fn a_bug_inside_a_called_computation_is_localized_there() {
+        let bug = Buggy {
+            opcode: Opcode::Maximum,
+            element_type: None,
+        };
+        let (checked, _) = run("clip.hlo", &bug, clip_args(0.5));
+        let [c] = checked.as_slice() else {
+            panic!("one target")
+        };
+        assert_eq!(c.outcome.outcomes[0].verdict, Verdict::Fail);
+        let fault = c.fault.as_ref().expect("localized");
+        assert_eq!(
+            fault.instruction, "max.3",
+            "the instruction inside `clip.1`"
+        );
+        assert_eq!(fault.op, "maximum");
+        // Without the bug the dump passes.
+        let fine = Buggy {
+            opcode: Opcode::Tuple,
+            element_type: None,
+        };
+        let (checked, _) = run("clip.hlo", &fine, clip_args(0.5));
+        assert_eq!(checked[0].outcome.outcomes[0].verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn a_call_rooted_dump_is_minimized_from_the_instruction_at_fault() {
+        let catalog = Catalog::builtin().unwrap();
+        let file = dump("clip.hlo");
+        let mut loaded = load(&catalog, &file, 1).unwrap();
+        loaded.args = clip_args(0.5).unwrap();
+        let bug = Buggy {
+            opcode: Opcode::Maximum,
+            element_type: None,
+        };
+        let refs: [&dyn Backend; 2] = [&Reference, &bug];
+        let dir = std::env::temp_dir().join(format!("conformance-replay-{}", std::process::id()));
+        let case = minimize_loaded(&catalog, loaded, &refs, &file, 1, &dir)
+            .unwrap()
+            .expect("a disagreement");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(case.op, "maximum");
+        let module = case.module().unwrap();
+        let instructions = &module.entry_computation().instructions;
+        assert_eq!(
+            instructions.len(),
+            3,
+            "maximum of two parameters: {}",
+            case.hlo
+        );
+        assert_eq!(
+            module.entry_computation().root_instruction().opcode,
+            Opcode::Maximum
+        );
+    }
+
+    #[test]
+    fn a_bug_in_an_instruction_without_catalog_entry_stays_a_failure() {
+        // clip's broadcasts have no catalog entry yet; a wrong broadcast still fails the root.
+        let bug = Buggy {
+            opcode: Opcode::Broadcast,
+            element_type: None,
+        };
+        let (checked, _) = run("clip.hlo", &bug, clip_args(2.0));
+        let c = &checked[0];
+        assert_eq!(c.outcome.outcomes[0].verdict, Verdict::Fail);
+        assert!(c.fault.is_none());
+        let why = c.unlocalized.as_deref().unwrap_or_default();
+        assert!(why.contains("`min.2` (broadcast)"), "{why}");
+    }
+
+    #[test]
+    fn a_tuple_root_is_checked_leaf_by_leaf() {
+        let bug = Buggy {
+            opcode: Opcode::BitcastConvert,
+            element_type: Some("u8"),
+        };
+        let (checked, leaves) = run("bitcast.hlo", &bug, None);
+        assert_eq!(leaves, ["bitcast_convert_type.2", "bitcast_convert_type.3"]);
+        assert_eq!(checked[0].outcome.outcomes[0].verdict, Verdict::Pass);
+        assert_eq!(checked[1].outcome.outcomes[0].verdict, Verdict::Fail);
+    }
 }

@@ -519,6 +519,7 @@ fn generate_case(
             options.seed,
             index,
         )
+        .map_err(|e| e.to_string())
     } else {
         generate::case(catalog, combos, &options.generator, options.seed, index)
     }

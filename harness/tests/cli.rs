@@ -190,12 +190,32 @@ fn replay_runs_corpus_files_and_jax_dumps() {
     let corpus = conformance::corpus::files(&root.join("corpus/regressions"));
     let (code, out, err) = conformance(&["replay", corpus[0].to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
-    // A root no catalog entry describes is refused with exit 2, naming the file.
+    // A call-rooted dump is checked through its callee; a tuple root leaf by leaf.
+    let clip = root.join("spec/tests/data/jax/clip.hlo");
+    let (code, out, err) = conformance(&["replay", clip.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("fast: Pass"), "{out}");
     let tuple = root.join("spec/tests/data/jax/bitcast.hlo");
-    let (code, _, err) = conformance(&["replay", tuple.to_str().unwrap()]);
-    assert_eq!(code, 2);
+    let (code, out, err) = conformance(&["replay", tuple.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
     assert!(
-        err.contains("bitcast.hlo") && err.contains("no catalog entry"),
+        out.contains("`bitcast_convert_type.2` (bitcast-convert):")
+            && out.contains("`bitcast_convert_type.3` (bitcast-convert):")
+            && out.matches("fast: Pass").count() == 2,
+        "{out}"
+    );
+    // A root no catalog entry describes is refused with exit 2, naming the file and instruction.
+    let opaque = temp("opaque.hlo");
+    std::fs::write(
+        &opaque,
+        "HloModule m\n\nENTRY main {\n  x = f32[3] parameter(0)\n  \
+         ROOT c = f32[3] custom-call(x), custom_call_target=\"my_kernel\"\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = conformance(&["replay", opaque.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("opaque.hlo") && err.contains("no catalog entry describes `c`"),
         "{err}"
     );
 }

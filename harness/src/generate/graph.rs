@@ -31,10 +31,27 @@ fn chainable(combo: &Combo, catalog: &Catalog) -> bool {
     op.opcode != Opcode::BitcastConvert.name() && op.opcode != Opcode::ReducePrecision.name()
 }
 
+/// Why no graph was built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GraphError {
+    /// The selected operations (or the choices drawn) cannot form a graph of
+    /// [`MIN_INSTRUCTIONS`]: not a bug, the selection is too narrow.
+    #[error("{0}")]
+    Unchainable(String),
+    /// The generator built something invalid: a bug of this project.
+    #[error("{0}")]
+    Bug(String),
+}
+
+fn bug(e: impl ToString) -> GraphError {
+    GraphError::Bug(e.to_string())
+}
+
 /// Builds graph case `index` of a sweep from the choices of `rng`: the row is `graph`, the
 /// element type that of the first parameter.
 ///
-/// Errors: no combo can start a graph, or the generator built an invalid module (a bug).
+/// Errors: [`GraphError::Unchainable`] when the combos cannot form a graph,
+/// [`GraphError::Bug`] when the generator built an invalid module.
 pub fn build_case(
     catalog: &Catalog,
     combos: &[Combo],
@@ -42,10 +59,12 @@ pub fn build_case(
     rng: &mut Rng,
     seed: u64,
     index: u64,
-) -> Result<Case, String> {
+) -> Result<Case, GraphError> {
     let usable: Vec<&Combo> = combos.iter().filter(|c| chainable(c, catalog)).collect();
     if usable.is_empty() {
-        return Err("no selected operation can be chained into a graph".into());
+        return Err(GraphError::Unchainable(
+            "no selected operation can be chained into a graph".into(),
+        ));
     }
     // The first instruction reads only parameters of one type: no select (it needs a predicate).
     let starters: Vec<&Combo> = usable
@@ -54,7 +73,9 @@ pub fn build_case(
         .filter(|c| catalog.ops()[c.op_index].signature != Signature::Select)
         .collect();
     if starters.is_empty() {
-        return Err("only select is selected: a graph needs something to start with".into());
+        return Err(GraphError::Unchainable(
+            "only select is selected: a graph needs something to start with".into(),
+        ));
     }
     let first = *rng.pick(&starters);
     let ty = first.element_type;
@@ -146,27 +167,30 @@ pub fn build_case(
             },
         };
         let Some(i) = made else { continue };
-        let shape = b.shape(i).map_err(|e| e.to_string())?.clone();
+        let shape = b.shape(i).map_err(bug)?.clone();
         let Some(array) = shape.as_array() else {
-            return Err(format!("graph: `{}` made a non-array", op.id));
+            return Err(bug(format!("graph: `{}` made a non-array", op.id)));
         };
         let layout = shapes::layout(rng, &array.dimensions, &config.shapes);
-        b.set_layout(i, layout).map_err(|e| e.to_string())?;
+        b.set_layout(i, layout).map_err(bug)?;
         defined.push((i, array.element_type));
         root = Some(i);
         built += 1;
     }
-    let root = root.ok_or("graph: no instruction could be built")?;
+    let root =
+        root.ok_or_else(|| GraphError::Unchainable("graph: no instruction could be built".into()))?;
     if built < MIN_INSTRUCTIONS {
-        return Err(format!(
+        return Err(GraphError::Unchainable(format!(
             "graph: only {built} instruction(s) could be chained"
-        ));
+        )));
     }
     let computation = b.build(root);
     let module =
         HloModule::with_entry(&module_name(&format!("graph_{index}")), computation, vec![]);
     conformance_spec::shape_inference::verify_module(&module).map_err(|e| {
-        format!("graph generator built an invalid module (seed {seed}, case {index}): {e}")
+        bug(format!(
+            "graph generator built an invalid module (seed {seed}, case {index}): {e}"
+        ))
     })?;
     Ok(Case {
         seed,
@@ -187,15 +211,15 @@ fn parameter(
     ty: ElementType,
     dims: &[i64],
     args: &mut Vec<Literal>,
-) -> Result<usize, String> {
+) -> Result<usize, GraphError> {
     let layout = shapes::layout(rng, dims, &config.shapes);
     let shape = ArrayShape::new(ty, dims.to_vec()).with_layout(layout);
     let bits: Vec<u128> = (0..shape.element_count())
         .map(|_| values::element(rng, ty, &ValueHints::default(), &config.values))
         .collect();
-    let lit = ArrayLiteral::from_bits(shape.clone(), &bits).map_err(|e| e.to_string())?;
+    let lit = ArrayLiteral::from_bits(shape.clone(), &bits).map_err(bug)?;
     args.push(lit.into());
-    b.parameter(Shape::Array(shape)).map_err(|e| e.to_string())
+    b.parameter(Shape::Array(shape)).map_err(bug)
 }
 
 #[cfg(test)]

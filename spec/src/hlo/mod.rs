@@ -4,6 +4,7 @@
 //!   into the IR; errors carry the 1-based line:column ([`HloParseError`]).
 //! - `Display` on [`HloModule`], [`HloComputation`] and the attribute types writes HLO text that
 //!   parses back to an equal IR.
+//! - [`transform`]: call inlining and re-rooting with dead-code elimination.
 //! - [`ComputationBuilder`] builds computations the way XlaBuilder does (explicit broadcasts for
 //!   implicit broadcasting), with shapes from `shape_inference`.
 
@@ -17,6 +18,7 @@ mod literal_text;
 mod parser;
 mod printer;
 mod shape_text;
+pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};
 pub use error::HloParseError;
