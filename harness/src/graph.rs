@@ -54,18 +54,18 @@ enum Localized {
 }
 
 /// The catalog entry of an instruction (its first operand's element type decides among entries
-/// of one opcode).
+/// of one opcode; the result's for an instruction without operands, such as `iota`).
 pub fn entry_of<'c>(
     catalog: &'c Catalog,
     module: &HloModule,
     instruction: &HloInstruction,
 ) -> Option<&'c OpEntry> {
     let entry = module.entry_computation();
-    let ty = instruction
-        .operands
-        .first()
-        .and_then(|&o| entry.instructions[o].shape.as_array())
-        .map(|a| a.element_type)?;
+    let ty = match instruction.operands.first() {
+        Some(&o) => entry.instructions[o].shape.as_array(),
+        None => instruction.shape.as_array(),
+    }
+    .map(|a| a.element_type)?;
     catalog.entry_for(instruction.opcode.name(), &instruction.attributes, ty)
 }
 

@@ -147,6 +147,12 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
                 b.convert(x, to).map_err(|e| err(&e))?
             }
         }
+        other => {
+            return Err(format!(
+                "{}: {other:?} is not an element-wise signature",
+                spec.op.id
+            ))
+        }
     };
     let root_dims = b
         .shape(root)

@@ -24,11 +24,13 @@ use conformance_spec::shape::{ArrayShape, Shape};
 pub const MIN_INSTRUCTIONS: usize = 2;
 pub const MAX_INSTRUCTIONS: usize = 20;
 
-/// The entries a graph can chain (reduce-precision and bitcast-convert are left to
-/// single-operation cases: their attributes or operand shapes do not chain simply).
+/// The entries a graph can chain: element-wise ones (reduce-precision and bitcast-convert are
+/// left to single-operation cases: their attributes or operand shapes do not chain simply).
 fn chainable(combo: &Combo, catalog: &Catalog) -> bool {
     let op = &catalog.ops()[combo.op_index];
-    op.opcode != Opcode::BitcastConvert.name() && op.opcode != Opcode::ReducePrecision.name()
+    op.signature.is_elementwise()
+        && op.opcode != Opcode::BitcastConvert.name()
+        && op.opcode != Opcode::ReducePrecision.name()
 }
 
 /// Why no graph was built.
@@ -165,6 +167,8 @@ pub fn build_case(
                 (Some(to), Some(x)) => b.convert(x, to).ok(),
                 _ => None,
             },
+            // Not chainable (see `chainable`).
+            _ => None,
         };
         let Some(i) = made else { continue };
         let shape = b.shape(i).map_err(bug)?.clone();

@@ -86,6 +86,63 @@ pub enum Signature {
     Clamp,
     /// `convert` / `bitcast-convert`: one operand, result type from the instruction's shape.
     Convert,
+    // Data movement (seed 004; `spec/ops/data_movement.yaml`). The element type of an entry is
+    // that of its data operand (of the result for `iota`, which has none).
+    /// `broadcast` in XlaBuilder's Broadcast form: new major dimensions before the operand's.
+    Broadcast,
+    /// `broadcast` with any `dimensions` (BroadcastInDim).
+    BroadcastInDim,
+    /// `reshape` (row-major reinterpretation of the logical element order).
+    Reshape,
+    /// XlaBuilder's Reshape with `dimensions`: a `transpose` then a `reshape`.
+    ReshapeReordering,
+    /// XlaBuilder's Collapse: a `reshape` merging consecutive dimensions.
+    Collapse,
+    /// `transpose(operand), dimensions=permutation`.
+    Transpose,
+    /// `slice(operand), slice={[start:limit:stride], ...}`.
+    Slice,
+    /// `dynamic-slice(operand, start indices...)`, `dynamic_slice_sizes`.
+    DynamicSlice,
+    /// `dynamic-update-slice(operand, update, start indices...)`.
+    DynamicUpdateSlice,
+    /// `concatenate(operands...), dimensions={d}`.
+    Concatenate,
+    /// `pad(operand, padding_value), padding=...`.
+    Pad,
+    /// `reverse(operand), dimensions={...}`.
+    Reverse,
+    /// `iota(), iota_dimension=d`: no operands.
+    Iota,
+    /// `gather(operand, start_indices)` with full dimension numbers.
+    Gather,
+    /// `scatter(operand, scatter_indices, updates), to_apply=update computation`.
+    Scatter,
+    /// `tuple(operands...)`.
+    Tuple,
+    /// `get-tuple-element(tuple), index=i`.
+    GetTupleElement,
+    /// `get-dimension-size(operand), dimensions={d}`: an s32 scalar.
+    GetDimensionSize,
+    /// `set-dimension-size(operand, size), dimensions={d}`.
+    SetDimensionSize,
+    /// `copy(operand)`, possibly into another layout.
+    Copy,
+}
+
+impl Signature {
+    /// True for the element-wise signatures (one result element per operand element position),
+    /// the only ones that take `special_values`.
+    pub fn is_elementwise(self) -> bool {
+        matches!(
+            self,
+            Signature::Unary
+                | Signature::Binary
+                | Signature::Select
+                | Signature::Clamp
+                | Signature::Convert
+        )
+    }
 }
 
 /// How the result element type follows from the first operand's.
@@ -102,6 +159,8 @@ pub enum ResultRule {
     ComplexOfComponent,
     /// Any element type, named by the instruction's shape (`convert`, `bitcast-convert`).
     Chosen,
+    /// S32, whatever the operand (`get-dimension-size`).
+    S32,
 }
 
 /// An attribute the generator draws from a range.

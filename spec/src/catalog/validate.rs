@@ -99,22 +99,26 @@ fn elementwise_rules(
 const DIRECTIONS: &[&str] = &["EQ", "NE", "GE", "GT", "LE", "LT"];
 const COMPARISON_TYPES: &[&str] = &["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"];
 
-/// Number of operands of a signature.
+/// Number of operands of an element-wise signature (0 for the others, which take no special
+/// values).
 pub(crate) fn arity(signature: Signature) -> usize {
     match signature {
         Signature::Unary | Signature::Convert => 1,
         Signature::Binary => 2,
         Signature::Select | Signature::Clamp => 3,
+        _ => 0,
     }
 }
 
-/// Operand element types of an entry for a first-data-operand type `t`.
+/// Operand element types of an element-wise entry for a first-data-operand type `t` (empty for
+/// the other signatures).
 pub(crate) fn operand_types(signature: Signature, t: ElementType) -> Vec<ElementType> {
     match signature {
         Signature::Unary | Signature::Convert => vec![t],
         Signature::Binary => vec![t, t],
         Signature::Select => vec![ElementType::Pred, t, t],
         Signature::Clamp => vec![t, t, t],
+        _ => vec![],
     }
 }
 
@@ -123,6 +127,7 @@ pub(crate) fn result_types(op: &OpEntry, t: ElementType) -> Vec<ElementType> {
     match op.result {
         ResultRule::Same => vec![t],
         ResultRule::Pred => vec![ElementType::Pred],
+        ResultRule::S32 => vec![ElementType::S32],
         ResultRule::RealComponent => vec![t.complex_component().unwrap_or(t)],
         ResultRule::ComplexOfComponent => match t {
             ElementType::F32 => vec![ElementType::C64],
@@ -441,6 +446,16 @@ impl OpCtx<'_> {
             let spans = self.spans.and_then(|s| s.special_values.get(k));
             let here = spans.and_then(pos_of);
             let sv_spans = spans.map(|s| &s.value);
+            if !op.signature.is_elementwise() {
+                self.err(
+                    here,
+                    format!(
+                        "special values are element-wise facts; {:?} takes none (write an example)",
+                        op.signature
+                    ),
+                );
+                continue;
+            }
             if sv.inputs.len() != n {
                 self.err(
                     here,

@@ -1,7 +1,7 @@
 //! Attribute values: typed for the names the IR interprets, verbatim ([`AttrValue::Raw`]) for the rest.
 
 use super::cursor::{Cursor, PResult};
-use super::ir::AttrValue;
+use super::ir::{AttrValue, PaddingDim, SliceDim};
 use super::lexer::{scan_string, Tok};
 
 /// The value type of an attribute the IR interprets.
@@ -23,6 +23,10 @@ pub enum AttrKind {
     Str,
     /// `"text"` when quoted, otherwise kept verbatim (`backend_config`).
     StrOrRaw,
+    /// `{[0:2], [1:5:2]}` (`slice`).
+    Slice,
+    /// `0_0x1_2_1` (`padding` of `pad`).
+    Padding,
 }
 
 /// Comparison directions of `compare` (seed 004, element-wise comparison operations).
@@ -71,6 +75,8 @@ pub fn attr_kind(name: &str) -> Option<AttrKind> {
         "branch_computations" | "called_computations" => AttrKind::Computations,
         "custom_call_target" => AttrKind::Str,
         "backend_config" => AttrKind::StrOrRaw,
+        "slice" => AttrKind::Slice,
+        "padding" => AttrKind::Padding,
         _ => return None,
     })
 }
@@ -169,7 +175,100 @@ pub(crate) fn attribute_value(
             }
             _ => raw_value(c, name).map(AttrValue::Raw),
         },
+        AttrKind::Slice => {
+            let text = raw_value(c, name)?;
+            slice_dims(&text).map(AttrValue::Slice).map_err(|m| {
+                c.error_at(
+                    t.start,
+                    format!("attribute `slice` expects `{{[start:limit:stride], ...}}`: {m}"),
+                )
+            })
+        }
+        AttrKind::Padding => {
+            let text = raw_value(c, name)?;
+            padding_dims(&text).map(AttrValue::Padding).map_err(|m| {
+                c.error_at(
+                    t.start,
+                    format!("attribute `{name}` expects `low_high[_interior]` per dimension joined by `x`, such as `0_0x1_2_1`: {m}"),
+                )
+            })
+        }
     }
+}
+
+fn int(text: &str, what: &str) -> Result<i64, String> {
+    text.trim()
+        .parse::<i64>()
+        .map_err(|_| format!("`{}` is not an integer ({what})", text.trim()))
+}
+
+/// `{[0:2], [1:5:2]}` → slice dimensions (stride 1 when omitted); `{}` for rank 0.
+fn slice_dims(text: &str) -> Result<Vec<SliceDim>, String> {
+    let inner = text
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or("missing `{ }`")?
+        .trim();
+    if inner.is_empty() {
+        return Ok(vec![]);
+    }
+    inner
+        .split(',')
+        .map(|part| {
+            let part = part.trim();
+            let body = part
+                .strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .ok_or_else(|| {
+                    format!("`{part}` is not `[start:limit]` or `[start:limit:stride]`")
+                })?;
+            let fields: Vec<&str> = body.split(':').collect();
+            let (start, limit, stride) = match fields.as_slice() {
+                [a, b] => (int(a, "start")?, int(b, "limit")?, 1),
+                [a, b, s] => (int(a, "start")?, int(b, "limit")?, int(s, "stride")?),
+                _ => {
+                    return Err(format!(
+                        "`{part}` has {} fields, expected 2 or 3",
+                        fields.len()
+                    ))
+                }
+            };
+            Ok(SliceDim {
+                start,
+                limit,
+                stride,
+            })
+        })
+        .collect()
+}
+
+/// `0_0x1_2_1` → padding dimensions (interior 0 when omitted); empty text is not allowed, rank 0
+/// pads are written `padding={}`.
+fn padding_dims(text: &str) -> Result<Vec<PaddingDim>, String> {
+    let text = text.trim();
+    if text == "{}" {
+        return Ok(vec![]);
+    }
+    text.split('x')
+        .map(|part| {
+            let fields: Vec<&str> = part.split('_').collect();
+            let (low, high, interior) = match fields.as_slice() {
+                [l, h] => (int(l, "low")?, int(h, "high")?, 0),
+                [l, h, i] => (int(l, "low")?, int(h, "high")?, int(i, "interior")?),
+                _ => {
+                    return Err(format!(
+                        "`{part}` has {} fields, expected 2 or 3",
+                        fields.len()
+                    ))
+                }
+            };
+            Ok(PaddingDim {
+                low,
+                high,
+                interior,
+            })
+        })
+        .collect()
 }
 
 /// Scans a value kept verbatim: a run of characters and balanced `{}`, `[]`, `()` groups and
@@ -307,6 +406,41 @@ mod tests {
             value("backend_config", "{\"a\":1}").unwrap().0,
             AttrValue::Raw("{\"a\":1}".into())
         );
+    }
+
+    #[test]
+    fn slice_and_padding_are_typed_and_print_back() {
+        let (v, _) = value("slice", "{[0:2], [1:5:2]}").unwrap();
+        let d = |start, limit, stride| SliceDim {
+            start,
+            limit,
+            stride,
+        };
+        assert_eq!(v, AttrValue::Slice(vec![d(0, 2, 1), d(1, 5, 2)]));
+        assert_eq!(v.to_string(), "{[0:2], [1:5:2]}");
+        assert_eq!(value("slice", "{}").unwrap().0, AttrValue::Slice(vec![]));
+        let (v, _) = value("padding", "0_0x-1_2_3").unwrap();
+        let p = |low, high, interior| PaddingDim {
+            low,
+            high,
+            interior,
+        };
+        assert_eq!(v, AttrValue::Padding(vec![p(0, 0, 0), p(-1, 2, 3)]));
+        assert_eq!(v.to_string(), "0_0x-1_2_3");
+        for (name, bad) in [
+            ("slice", "{[0:2:1:4]}"),
+            ("slice", "{[a:2]}"),
+            ("slice", "{0:2}"),
+            ("padding", "0_0_0_0"),
+            ("padding", "1x2"),
+            ("padding", "0_zx1_1"),
+        ] {
+            let e = value(name, bad).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("attribute `{name}` expects")),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

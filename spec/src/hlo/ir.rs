@@ -70,8 +70,30 @@ pub enum AttrValue {
     Computations(Vec<String>),
     /// A string: `custom_call_target="foo"`.
     Str(String),
-    /// Anything else, verbatim (`metadata={op_name="..."}`, `slice={[0:2:1]}`, ...).
+    /// `slice={[0:2], [1:5:2]}`: per dimension, start (inclusive), limit (exclusive), stride.
+    Slice(Vec<SliceDim>),
+    /// `padding=0_0x1_2_1`: per dimension, edge padding low and high (negative: cut) and interior
+    /// padding (seed 004, Pad).
+    Padding(Vec<PaddingDim>),
+    /// Anything else, verbatim (`metadata={op_name="..."}`, ...).
     Raw(String),
+}
+
+/// One dimension of a `slice` attribute: elements `start, start + stride, ...` below `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceDim {
+    pub start: i64,
+    pub limit: i64,
+    pub stride: i64,
+}
+
+/// One dimension of a `padding` attribute (XLA's `PaddingConfig`): `low` and `high` elements of
+/// edge padding (negative values remove elements), `interior` elements between neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PaddingDim {
+    pub low: i64,
+    pub high: i64,
+    pub interior: i64,
 }
 
 impl HloModule {
@@ -134,6 +156,22 @@ impl HloInstruction {
     pub fn attr_enum(&self, name: &str) -> Option<&str> {
         match self.attribute(name)? {
             AttrValue::Enum(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `slice={...}`.
+    pub fn attr_slice(&self, name: &str) -> Option<&[SliceDim]> {
+        match self.attribute(name)? {
+            AttrValue::Slice(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `padding=...` of `pad`.
+    pub fn attr_padding(&self, name: &str) -> Option<&[PaddingDim]> {
+        match self.attribute(name)? {
+            AttrValue::Padding(v) => Some(v),
             _ => None,
         }
     }

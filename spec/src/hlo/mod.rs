@@ -22,6 +22,8 @@ pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};
 pub use error::HloParseError;
-pub use ir::{AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode};
+pub use ir::{
+    AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode, PaddingDim, SliceDim,
+};
 pub use parser::{parse_literal, parse_module, parse_shape};
 pub use printer::{write_values, InstructionInComputation};

@@ -173,6 +173,32 @@ impl fmt::Display for AttrValue {
                 f.write_str("}")
             }
             AttrValue::Str(s) => f.write_str(&quote(s)),
+            AttrValue::Slice(dims) => {
+                f.write_str("{")?;
+                for (i, d) in dims.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "[{}:{}", d.start, d.limit)?;
+                    if d.stride != 1 {
+                        write!(f, ":{}", d.stride)?;
+                    }
+                    f.write_str("]")?;
+                }
+                f.write_str("}")
+            }
+            AttrValue::Padding(dims) => {
+                for (i, d) in dims.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("x")?;
+                    }
+                    write!(f, "{}_{}", d.low, d.high)?;
+                    if d.interior != 0 {
+                        write!(f, "_{}", d.interior)?;
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -493,6 +493,10 @@ fn inference_accepts_every_case_the_catalog_describes() {
         let Some(opcode) = Opcode::from_name(&op.opcode) else {
             continue;
         };
+        if !op.signature.is_elementwise() {
+            // Data movement entries are checked by their catalog examples.
+            continue;
+        }
         let mut attributes: Vec<Attribute> = op
             .attributes
             .iter()
@@ -517,6 +521,7 @@ fn inference_accepts_every_case_the_catalog_describes() {
                             ..Default::default()
                         },
                     ),
+                    _ => unreachable!("element-wise signatures only"),
                 };
                 let x_wide;
                 let operands = if opcode == Opcode::BitcastConvert && r.bit_width() > t.bit_width()
