@@ -73,9 +73,14 @@ fn older_style_module() {
     let cmp = get("cmp");
     assert_eq!(cmp.attr_enum("direction"), Some("GE"));
     assert_eq!(cmp.attr_enum("type"), Some("TOTALORDER"));
+    let whole = |limit| conformance_spec::hlo::SliceDim {
+        start: 0,
+        limit,
+        stride: 1,
+    };
     assert_eq!(
-        get("s").attribute("slice"),
-        Some(&AttrValue::Raw("{[0:2:1], [0:3]}".into()))
+        get("s").attr_slice("slice"),
+        Some(&[whole(2), whole(3)][..])
     );
     assert_eq!(get("t").operands.len(), 2);
     assert_eq!(get("gte").attr_int("index"), Some(1));
