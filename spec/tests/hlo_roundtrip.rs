@@ -12,7 +12,7 @@
 use conformance_spec::element_type::{ElementType, FloatClass};
 use conformance_spec::hlo::{
     parse_literal, parse_module, parse_shape, AttrValue, Attribute, HloComputation, HloInstruction,
-    HloModule, Opcode,
+    HloModule, Opcode, PaddingDim, SliceDim,
 };
 use conformance_spec::layout::{Layout, PaddingValue};
 use conformance_spec::literal::{format_float, ArrayLiteral, Literal};
@@ -137,8 +137,6 @@ const RAW_VALUES: &[(&str, &str)] = &[
         "metadata",
         "{op_name=\"jit(f)/mul\" source_file=\"/tmp/a, b.py\" source_line=3}",
     ),
-    ("slice", "{[0:2:1], [1:3]}"),
-    ("padding", "0_0x1_1"),
     ("window", "{size=3 stride=2}"),
     ("dim_labels", "b01f_01io->b01f"),
     ("sharding", "{replicated}"),
@@ -161,7 +159,7 @@ const STRINGS: &[&str] = &[
 fn attributes(rng: &mut TestRng, callees: &[String]) -> Vec<Attribute> {
     let mut out: Vec<Attribute> = Vec::new();
     for _ in 0..rng.random_range(0..=3) {
-        let a = match rng.random_range(0..9) {
+        let a = match rng.random_range(0..11) {
             0 => Attribute {
                 name: ["dimensions", "slice_sizes", "lhs_batch_dims"][rng.random_range(0..3)]
                     .into(),
@@ -204,6 +202,30 @@ fn attributes(rng: &mut TestRng, callees: &[String]) -> Vec<Attribute> {
                 value: AttrValue::Computations(
                     (0..rng.random_range(0..3))
                         .map(|_| callees[rng.random_range(0..callees.len())].clone())
+                        .collect(),
+                ),
+            },
+            8 => Attribute {
+                name: "slice".into(),
+                value: AttrValue::Slice(
+                    (0..rng.random_range(0..4))
+                        .map(|_| SliceDim {
+                            start: rng.random_range(-2..10),
+                            limit: rng.random_range(-2..20),
+                            stride: rng.random_range(-1..4),
+                        })
+                        .collect(),
+                ),
+            },
+            9 => Attribute {
+                name: "padding".into(),
+                value: AttrValue::Padding(
+                    (0..rng.random_range(1..4))
+                        .map(|_| PaddingDim {
+                            low: rng.random_range(-5..5),
+                            high: rng.random_range(-5..5),
+                            interior: rng.random_range(-1..4),
+                        })
                         .collect(),
                 ),
             },
