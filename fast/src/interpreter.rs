@@ -3,6 +3,7 @@
 //! [`crate::elementwise`]. Structural instructions: `parameter`, `constant`, `call`, `tuple`,
 //! `get-tuple-element`, `broadcast`, `copy`.
 
+use crate::data_movement;
 use crate::elementwise;
 use crate::layout;
 use crate::parallel::Exec;
@@ -99,23 +100,23 @@ fn run<'a>(
     }
     let mut values: Vec<Option<Value<'a>>> = vec![None; n];
     for (i, instr) in comp.instructions.iter().enumerate() {
-        let operands: Vec<&Value<'a>> = instr
-            .operands
-            .iter()
-            .map(|&o| {
-                values[o].as_ref().ok_or_else(|| {
-                    BackendError::Failure(format!("value #{o} was freed before its use"))
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        let value = eval_instruction(module, comp, instr, &operands, args, exec, depth)
+        // Operands whose last use this is are moved (a uniquely owned buffer can then be updated
+        // in place); the others are shared.
+        let mut operands: Vec<Value<'a>> = Vec::with_capacity(instr.operands.len());
+        for (k, &o) in instr.operands.iter().enumerate() {
+            let last = last_use[o] == i && o != comp.root && !instr.operands[k + 1..].contains(&o);
+            let v = if last {
+                values[o].take()
+            } else {
+                values[o].clone()
+            };
+            operands.push(v.ok_or_else(|| {
+                BackendError::Failure(format!("value #{o} was freed before its use"))
+            })?);
+        }
+        let value = eval_instruction(module, comp, instr, operands, args, exec, depth)
             .map_err(|e| with_context(e, comp, instr))?;
         values[i] = Some(value);
-        for &o in &instr.operands {
-            if last_use[o] == i && o != comp.root {
-                values[o] = None;
-            }
-        }
     }
     let root = comp.root_instruction();
     let value = values[comp.root]
@@ -140,11 +141,13 @@ fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>,
             if a.shape() == s {
                 Ok(Value::Array(a))
             } else if a.shape().compatible(s) {
-                Ok(Value::owned(layout::relayout(
-                    &a,
-                    &s.layout,
-                    exec.parallel(a.shape().element_count()),
-                )))
+                let same_bytes = layout::same_physical_layout(a.shape(), s)
+                    && (!s.layout.is_padded()
+                        || a.shape().layout.padding_value == s.layout.padding_value);
+                match a.view_as(s.clone()) {
+                    Some(v) if same_bytes => Ok(Value::Array(v)),
+                    _ => data_movement::relayout(&a, s, exec.parallel(a.shape().element_count())),
+                }
             } else {
                 Err(BackendError::Invalid(format!(
                     "value of shape {} where {s} is declared",
@@ -176,11 +179,29 @@ fn eval_instruction<'a>(
     module: &'a HloModule,
     _comp: &'a HloComputation,
     instr: &'a HloInstruction,
-    operands: &[&Value<'a>],
+    owned: Vec<Value<'a>>,
     args: &[Value<'a>],
     exec: Exec,
     depth: usize,
 ) -> Result<Value<'a>, BackendError> {
+    if data_movement::is_data_movement(instr.opcode) {
+        if depth >= MAX_CALL_DEPTH {
+            return Err(BackendError::Invalid(format!(
+                "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
+            )));
+        }
+        let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
+        let v = data_movement::evaluate(data_movement::Ctx {
+            module,
+            instr,
+            operands: owned,
+            exec,
+            call: &call,
+        })?;
+        return conform(v, &instr.shape, exec);
+    }
+    let operands: Vec<&Value<'a>> = owned.iter().collect();
+    let operands = &operands[..];
     let arity = |k: usize| {
         if operands.len() == k {
             Ok(())
@@ -264,34 +285,6 @@ fn eval_instruction<'a>(
                 )),
             }
         }
-        Opcode::Broadcast => {
-            arity(1)?;
-            let result = array_shape(instr)?;
-            let dims = instr.attr_ints("dimensions").unwrap_or(&[]);
-            match operands[0] {
-                Value::Splat { shape, bits } => {
-                    layout::check_broadcast(shape, dims, result)?;
-                    Ok(Value::Splat {
-                        shape: result.clone(),
-                        bits: *bits,
-                    })
-                }
-                Value::Array(a) => {
-                    layout::check_broadcast(a.shape(), dims, result)?;
-                    if a.shape().element_count() == 1 {
-                        let bits = a.get_bits(&vec![0; a.shape().rank()]);
-                        Ok(Value::Splat {
-                            shape: result.clone(),
-                            bits,
-                        })
-                    } else {
-                        let parallel = exec.parallel(result.element_count());
-                        Ok(Value::owned(layout::broadcast(a, dims, result, parallel)?))
-                    }
-                }
-                _ => Err(BackendError::Invalid("broadcast of a non-array".into())),
-            }
-        }
         Opcode::Copy => {
             arity(1)?;
             conform(operands[0].clone(), &instr.shape, exec)
@@ -304,11 +297,4 @@ fn eval_instruction<'a>(
             "opcode `{op}` is not implemented by the fast backend"
         ))),
     }
-}
-
-fn array_shape(instr: &HloInstruction) -> Result<&conformance_spec::ArrayShape, BackendError> {
-    instr
-        .shape
-        .as_array()
-        .ok_or_else(|| BackendError::Invalid(format!("{} must have an array shape", instr.opcode)))
 }

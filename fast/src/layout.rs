@@ -6,10 +6,11 @@
 //! (a stride of 0 repeats a source element: that is how `broadcast` is done). Large copies are split
 //! across threads along the destination's most major dimension.
 
+use crate::data_movement::plan::{self, Plan};
+use crate::value::ArrayData;
 use conformance_spec::index;
 use conformance_spec::literal::{padding_bits, ArrayLiteral};
 use conformance_spec::{ArrayShape, BackendError, Layout};
-use rayon::prelude::*;
 
 /// Element count from which a strided copy is split across threads.
 const PARALLEL_COPY_ELEMENTS: usize = 1 << 16;
@@ -33,10 +34,11 @@ pub fn same_physical_layout(a: &ArrayShape, b: &ArrayShape) -> bool {
         .all(|(d, &size)| size <= 1 || sa[d] == sb[d])
 }
 
-/// Copies `src` (elements of `width` bytes, physical order of `src_shape`) into a new buffer laid
-/// out as `dst_shape` (same dimensions; only its layout is used). Padding positions of the result
-/// are zero bytes. `src_strides[d]` may be given to read through other strides (e.g. 0 for a
-/// broadcast dimension); by default the source shape's strides.
+/// Copies `src` (elements of `width` bytes) into a new buffer laid out as `dst_shape`, result
+/// dimension `d` reading source stride `src_strides[d]` (0 repeats an element: that is how
+/// `broadcast` is done). Padding positions of the result are zero bytes. Runs through the copy
+/// engine of [`crate::data_movement::plan`] (row `memcpy`s, cache-blocked tiles for transposed
+/// layouts, threads along the result's most major dimension).
 fn strided_copy(
     src: &[u8],
     width: usize,
@@ -49,157 +51,38 @@ fn strided_copy(
     if dst_shape.element_count() == 0 || physical == 0 {
         return dst;
     }
-    let rank = dst_shape.rank();
-    if rank == 0 {
-        dst.copy_from_slice(&src[..width]);
-        return dst;
-    }
-    let dst_strides = index::strides(dst_shape);
-    let m2m = minor_to_major(dst_shape);
-    let major = m2m[rank - 1];
-    let block = dst_strides[major] as usize * width; // bytes of one index of the major dimension
-    let rows = dst_shape.dimensions[major] as usize;
-    let job = |(i, chunk): (usize, &mut [u8])| {
-        if i < rows {
-            copy_block(
-                src,
-                chunk,
-                width,
-                src_strides,
-                &dst_strides,
-                dst_shape,
-                &m2m[..rank - 1],
-                i as i64 * src_strides[major],
-            );
-        }
-    };
-    if parallel && dst_shape.element_count() >= PARALLEL_COPY_ELEMENTS && rows > 1 {
-        dst.par_chunks_mut(block).enumerate().for_each(job);
-    } else {
-        dst.chunks_mut(block).enumerate().for_each(job);
-    }
+    let plan = Plan::strided(width, src, src_strides, dst_shape);
+    plan::execute(
+        &plan,
+        dst_shape,
+        &mut dst,
+        parallel && dst_shape.element_count() >= PARALLEL_COPY_ELEMENTS,
+    );
     dst
 }
 
-/// Copies one block of the destination: the dimensions `dims_m2m` (minor first) below the major one.
-#[allow(clippy::too_many_arguments)]
-fn copy_block(
+/// The bytes of a buffer of shape `src_shape` laid out as `dst_shape` (same dimensions and element
+/// type), padding positions filled per `dst_shape`'s layout.
+pub(crate) fn relayout_raw(
+    src_shape: &ArrayShape,
     src: &[u8],
-    dst: &mut [u8],
-    width: usize,
-    src_strides: &[i64],
-    dst_strides: &[i64],
-    shape: &ArrayShape,
-    dims_m2m: &[usize],
-    src_base: i64,
-) {
-    match width {
-        1 => copy_block_w::<1>(
-            src,
-            dst,
-            src_strides,
-            dst_strides,
-            shape,
-            dims_m2m,
-            src_base,
-        ),
-        2 => copy_block_w::<2>(
-            src,
-            dst,
-            src_strides,
-            dst_strides,
-            shape,
-            dims_m2m,
-            src_base,
-        ),
-        4 => copy_block_w::<4>(
-            src,
-            dst,
-            src_strides,
-            dst_strides,
-            shape,
-            dims_m2m,
-            src_base,
-        ),
-        8 => copy_block_w::<8>(
-            src,
-            dst,
-            src_strides,
-            dst_strides,
-            shape,
-            dims_m2m,
-            src_base,
-        ),
-        _ => copy_block_w::<16>(
-            src,
-            dst,
-            src_strides,
-            dst_strides,
-            shape,
-            dims_m2m,
-            src_base,
-        ),
-    }
-}
-
-fn copy_block_w<const W: usize>(
-    src: &[u8],
-    dst: &mut [u8],
-    src_strides: &[i64],
-    dst_strides: &[i64],
-    shape: &ArrayShape,
-    dims_m2m: &[usize],
-    src_base: i64,
-) {
-    if dims_m2m.is_empty() {
-        let s = src_base as usize * W;
-        dst[..W].copy_from_slice(&src[s..s + W]);
-        return;
-    }
-    let inner = dims_m2m[0];
-    let n_inner = shape.dimensions[inner] as usize;
-    let s_inner = src_strides[inner];
-    let d_inner = dst_strides[inner] as usize; // 1 when the minor dimension is innermost
-    let outer = &dims_m2m[1..];
-    let mut idx = vec![0i64; outer.len()];
-    loop {
-        let mut s = src_base;
-        let mut d = 0usize;
-        for (k, &dim) in outer.iter().enumerate() {
-            s += idx[k] * src_strides[dim];
-            d += idx[k] as usize * dst_strides[dim] as usize;
-        }
-        if s_inner == 1 && d_inner == 1 {
-            let (a, b) = (s as usize * W, d * W);
-            dst[b..b + n_inner * W].copy_from_slice(&src[a..a + n_inner * W]);
-        } else {
-            for j in 0..n_inner {
-                let a = (s + j as i64 * s_inner) as usize * W;
-                let b = (d + j * d_inner) * W;
-                let e: [u8; W] = src[a..a + W].try_into().expect("W bytes");
-                dst[b..b + W].copy_from_slice(&e);
-            }
-        }
-        // Advance the odometer over the outer dimensions, minor first.
-        let mut k = 0;
-        loop {
-            if k == outer.len() {
-                return;
-            }
-            idx[k] += 1;
-            if idx[k] < shape.dimensions[outer[k]] {
-                break;
-            }
-            idx[k] = 0;
-            k += 1;
-        }
-    }
+    dst_shape: &ArrayShape,
+    parallel: bool,
+) -> Vec<u8> {
+    let width = src_shape.element_type.byte_width();
+    let mut data = strided_copy(src, width, &index::strides(src_shape), dst_shape, parallel);
+    fill_padding(dst_shape, &mut data);
+    data
 }
 
 /// The bytes of `src` laid out as `dst_shape` (same dimensions; the element type stays `src`'s).
 /// Padding positions hold zero bytes; callers that return the buffer as a literal fill them.
-pub fn relayout_bytes(src: &ArrayLiteral, dst_shape: &ArrayShape, parallel: bool) -> Vec<u8> {
-    let width = src.element_type().byte_width();
+pub(crate) fn relayout_bytes(
+    src: &impl ArrayData,
+    dst_shape: &ArrayShape,
+    parallel: bool,
+) -> Vec<u8> {
+    let width = src.shape().element_type.byte_width();
     strided_copy(
         src.data(),
         width,

@@ -1,6 +1,12 @@
 //! `conformance-fast`: the fast backend — an optimized executor for HLO modules that stands beside
 //! XLA's CPU backend.
 //!
+//! Data movement (broadcast, reshape, transpose, slice, dynamic-slice, dynamic-update-slice, pad,
+//! concatenate, reverse, iota, gather, scatter, get/set-dimension-size, layout-changing copies) is
+//! bit-exact: a reshape that is a bitcast and a transpose that is a layout change share the
+//! operand's buffer, transposed copies go through cache-blocked tiles, and a dynamic-update-slice
+//! or scatter of a buffer at its last use updates it in place.
+//!
 //! It works on the physical buffers of literals (any `minor_to_major`, any padding; seed 000), runs
 //! element-wise kernels over flat buffers, splits large arrays across rayon's global pool, and uses
 //! explicit SIMD kernels (AVX-512, AVX2+FMA, with a scalar fallback computing the same bits) for
@@ -20,6 +26,7 @@ compile_error!("conformance-fast reads literal buffers (little-endian) in place:
 
 mod alloc;
 mod buffer;
+pub(crate) mod data_movement;
 pub mod elementwise;
 mod interpreter;
 pub mod kernels;
@@ -87,15 +94,28 @@ impl Fast {
 }
 
 /// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
-/// `get-tuple-element`, `broadcast`, `copy`) and the element-wise family of seed 004.
+/// `get-tuple-element`, `copy`), the data-movement family and the element-wise family of seed 004.
 pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
     Opcode::Call,
     Opcode::Tuple,
     Opcode::GetTupleElement,
-    Opcode::Broadcast,
     Opcode::Copy,
+    Opcode::Broadcast,
+    Opcode::Reshape,
+    Opcode::Transpose,
+    Opcode::Slice,
+    Opcode::DynamicSlice,
+    Opcode::DynamicUpdateSlice,
+    Opcode::Pad,
+    Opcode::Concatenate,
+    Opcode::Reverse,
+    Opcode::Iota,
+    Opcode::Gather,
+    Opcode::Scatter,
+    Opcode::GetDimensionSize,
+    Opcode::SetDimensionSize,
     Opcode::Abs,
     Opcode::Cbrt,
     Opcode::Ceil,

@@ -6,9 +6,10 @@ use crate::executor::Stage;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
 use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
 use conformance_spec::element_type::ElementType;
-use conformance_spec::hlo::{HloComputation, HloModule};
+use conformance_spec::hlo::{HloComputation, HloModule, Opcode};
 use conformance_spec::index;
 use conformance_spec::literal::{format_element, ArrayLiteral, Literal};
+use conformance_spec::shape::Shape;
 use conformance_spec::{Backend, BackendError};
 use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -93,12 +94,14 @@ pub fn budget(op: &OpEntry, result_type: ElementType) -> Budget {
 
 /// Element type of the entry computation's root (the first leaf for tuples).
 pub fn result_type(module: &HloModule) -> Option<ElementType> {
-    module
-        .entry_computation()
-        .root_instruction()
-        .shape
-        .as_array()
-        .map(|a| a.element_type)
+    fn first_leaf(shape: &Shape) -> Option<ElementType> {
+        match shape {
+            Shape::Array(a) => Some(a.element_type),
+            Shape::Tuple(parts) => parts.iter().find_map(first_leaf),
+            Shape::Token => None,
+        }
+    }
+    first_leaf(&module.entry_computation().root_instruction().shape)
 }
 
 /// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with
@@ -182,7 +185,8 @@ pub fn check(
     }
 }
 
-/// Per element of the root's result (row-major), how it is compared: masked when some
+/// Per element of the root's result (row-major), how it is compared: for a `scatter` root, every
+/// value an order of its colliding updates gives ([`crate::scatter_orders`]); masked when some
 /// `implementation_defined` mask of the entry applies to the root's operand values there, or when
 /// the entry's `tolerance.conditioning` finds the result undetermined at the working precision;
 /// with extra ULPs for the condition number otherwise (`catalog::conditioning`). The operand
@@ -194,6 +198,9 @@ pub fn element_allowances(
     args: &[Literal],
     reference: &dyn Backend,
 ) -> Vec<Vec<Allowance>> {
+    if module.entry_computation().root_instruction().opcode == Opcode::Scatter {
+        return crate::scatter_orders::allowances(module, args, reference);
+    }
     if op.implementation_defined.is_empty() && op.tolerance.conditioning.is_none() {
         return vec![];
     }

@@ -125,7 +125,7 @@ impl Comparison {
 }
 
 /// How one element is compared, beyond the entry's budget.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Allowance {
     /// Within the entry's budget.
     #[default]
@@ -138,6 +138,10 @@ pub enum Allowance {
     /// Only an infinity is required (C99 G.3: some component infinite, for complex results):
     /// the exact magnitude overflows, and its direction is lost with it (catalog `conditioning`).
     Infinity,
+    /// Any of these values (bit patterns), each within the budget: the results every evaluation
+    /// order the semantics allow can produce (scatter's updates to one element with repeated
+    /// indices, seed 004 Scatter). The expected value is one of them.
+    AnyOf(std::sync::Arc<[u128]>),
 }
 
 /// Compares `got` with `expected`. `allowances` (per array leaf, per logical element in row-major
@@ -232,7 +236,7 @@ fn compare_arrays(
         let k = position;
         position += 1;
         let widened;
-        let budget = match mask.get(k).copied().unwrap_or_default() {
+        let budget = match mask.get(k).cloned().unwrap_or_default() {
             Allowance::Masked => {
                 out.masked += 1;
                 return;
@@ -262,6 +266,17 @@ fn compare_arrays(
                     ..*budget
                 };
                 &widened
+            }
+            Allowance::AnyOf(values) => {
+                let gb = g_bits[k];
+                if values
+                    .iter()
+                    .any(|&v| element_verdict(ty, v, gb, budget).class.is_none())
+                {
+                    out.compared += 1;
+                    return;
+                }
+                budget
             }
         };
         out.compared += 1;
@@ -714,5 +729,24 @@ mod tests {
         let other = f32lit(&[1.0, 2.0]);
         let c = compare(&e, &other, &exact(), &[]);
         assert_eq!(c.classes.get(&DiffClass::Shape), Some(&1));
+    }
+
+    /// Scatter's update orders: any listed value passes; another value fails against the
+    /// expected one.
+    #[test]
+    fn any_of_accepts_exactly_the_listed_values() {
+        let bits = |v: f32| v.to_bits() as u128;
+        let e = f32lit(&[1.0, 2.0]);
+        let orders = vec![
+            Allowance::Budget,
+            Allowance::AnyOf(vec![bits(2.0), bits(2.25)].into()),
+        ];
+        let c = compare(&e, &f32lit(&[1.0, 2.25]), &exact(), &[orders.clone()]);
+        assert!(c.agrees());
+        assert_eq!(c.compared, 2);
+        let c = compare(&e, &f32lit(&[1.0, 2.5]), &exact(), &[orders]);
+        assert!(!c.agrees());
+        assert_eq!(c.diffs[0].expected, "2");
+        assert_eq!(c.diffs[0].got, "2.5");
     }
 }

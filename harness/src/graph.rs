@@ -13,7 +13,7 @@
 
 use crate::check::{check, BackendOutcome, CaseOutcome, Verdict};
 use crate::executor::Stage;
-use crate::minimize::single_op_module;
+use crate::minimize::{called_computations, single_op_module_in};
 use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::{Catalog, OpEntry};
 use conformance_spec::hlo::{transform, HloInstruction, HloModule, Opcode};
@@ -214,7 +214,8 @@ fn localize(
         let Some(operands) = operands else {
             return stopped("has an operand that is not an array");
         };
-        let (single, single_args) = single_op_module(instruction, &operands);
+        let (single, single_args) =
+            single_op_module_in(instruction, &operands, &called_computations(module));
         let Some(op) = entry_of(catalog, module, instruction) else {
             // Without a catalog entry only bit-exact agreement with the reference explains it.
             match reference.execute(&single, &single_args) {

@@ -16,3 +16,4 @@ pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod scatter_orders;

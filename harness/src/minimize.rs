@@ -9,7 +9,8 @@
 //! 3. **One element**: for element-wise roots, the failing element alone as a scalar case; if
 //!    the disagreement needs more (a layout or position bug), each dimension is shrunk around the
 //!    failing element instead.
-//! 4. **Values**: every other element set to zero (then to one), by halves (delta debugging).
+//! 4. **Values**: every other element set to zero (then to one), by halves (delta debugging);
+//!    for every root, data movement included.
 //! 5. **Narrower type**: f64 → f32 → bf16/f16, c128 → c64, s64 → s32 → s16 → s8 (u likewise),
 //!    values rounded, where the operation accepts the type.
 
@@ -129,6 +130,8 @@ impl Oracle<'_> {
 struct Flat {
     root: HloInstruction,
     operands: Vec<ArrayLiteral>,
+    /// Computations the root may call (from the original module).
+    called: Vec<HloComputation>,
 }
 
 impl Flat {
@@ -140,7 +143,7 @@ impl Flat {
     }
 
     fn build(&self) -> (HloModule, Vec<Literal>) {
-        single_op_module(&self.root, &self.operands)
+        single_op_module_in(&self.root, &self.operands, &self.called)
     }
 
     /// True when every operand is a scalar or has the result's dimensions.
@@ -153,10 +156,32 @@ impl Flat {
 }
 
 /// A module of one instruction (a copy of `root`, its operands replaced by parameters) and its
-/// arguments (`operands`, whose shapes the parameters take).
+/// arguments (`operands`, whose shapes the parameters take). `root` must not call computations:
+/// see [`single_op_module_in`].
 pub fn single_op_module(
     root: &HloInstruction,
     operands: &[ArrayLiteral],
+) -> (HloModule, Vec<Literal>) {
+    single_op_module_in(root, operands, &[])
+}
+
+/// The non-entry computations of `module`: what an instruction cut out of its entry may call.
+pub fn called_computations(module: &HloModule) -> Vec<HloComputation> {
+    module
+        .computations
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != module.entry)
+        .map(|(_, c)| c.clone())
+        .collect()
+}
+
+/// As [`single_op_module`], with the computations `root` calls (scatter's update computation,
+/// ...) taken from `computations` (those it does not reach are left out).
+pub fn single_op_module_in(
+    root: &HloInstruction,
+    operands: &[ArrayLiteral],
+    computations: &[HloComputation],
 ) -> (HloModule, Vec<Literal>) {
     let mut instructions: Vec<HloInstruction> = operands
         .iter()
@@ -176,15 +201,22 @@ pub fn single_op_module(
     root.operands = (0..operands.len()).collect();
     instructions.push(root);
     let n = instructions.len() - 1;
+    let mut all = computations.to_vec();
+    all.push(HloComputation {
+        name: "main".into(),
+        instructions,
+        root: n,
+    });
     let module = HloModule {
         name: "minimized".into(),
         header_attributes: vec![],
-        computations: vec![HloComputation {
-            name: "main".into(),
-            instructions,
-            root: n,
-        }],
-        entry: 0,
+        entry: all.len() - 1,
+        computations: all,
+    };
+    let module = if computations.is_empty() {
+        module
+    } else {
+        conformance_spec::hlo::transform::with_root(&module, n)
     };
     let args = operands.iter().cloned().map(Literal::Array).collect();
     (module, args)
@@ -219,7 +251,11 @@ pub fn minimize(
     if let Some(operands) = crate::check::root_operands(module, args, backends[0]) {
         let root = module.entry_computation().root_instruction().clone();
         if root.shape.as_array().is_some() {
-            let f = Flat { root, operands };
+            let f = Flat {
+                root,
+                operands,
+                called: called_computations(module),
+            };
             let (m, a) = f.build();
             if oracle.fails(&m, &a) {
                 (best_module, best_args) = (m, a);
@@ -260,9 +296,10 @@ pub fn minimize(
                 shrink_dimensions(&mut oracle, &mut flat, idx, &mut keep);
             }
         }
-        // 4. Other elements to zero, then one.
-        simplify_values(&mut oracle, &mut flat, &mut keep);
     }
+    // 4. Other elements to zero, then one (for data movement too: index operands set to 0 or 1
+    // stay valid, the oracle keeps only what preserves the disagreement).
+    simplify_values(&mut oracle, &mut flat, &mut keep);
     // 5. Narrower element types.
     for ty in narrower_types(flat.operands.first().map(|a| a.element_type())) {
         if let Some(c) = narrow(&flat, ty, op) {

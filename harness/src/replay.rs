@@ -491,7 +491,16 @@ mod tests {
     }
 
     fn run(file: &str, bug: &Buggy, args: Option<Vec<Literal>>) -> (Vec<Checked>, Vec<String>) {
-        let catalog = Catalog::builtin().unwrap();
+        run_with(&Catalog::builtin().unwrap(), file, bug, args)
+    }
+
+    fn run_with(
+        catalog: &Catalog,
+        file: &str,
+        bug: &Buggy,
+        args: Option<Vec<Literal>>,
+    ) -> (Vec<Checked>, Vec<String>) {
+        let catalog = catalog.clone();
         let mut loaded = load(&catalog, &dump(file), 1).unwrap();
         if let Some(args) = args {
             loaded.args = args;
@@ -573,12 +582,20 @@ mod tests {
 
     #[test]
     fn a_bug_in_an_instruction_without_catalog_entry_stays_a_failure() {
-        // clip's broadcasts have no catalog entry yet; a wrong broadcast still fails the root.
         let bug = Buggy {
             opcode: Opcode::Broadcast,
             element_type: None,
         };
+        // With the data-movement family, the wrong broadcast is localized.
         let (checked, _) = run("clip.hlo", &bug, clip_args(2.0));
+        let fault = checked[0].fault.as_ref().expect("localized");
+        assert_eq!(fault.instruction, "min.2");
+        // Without it (a catalog of the element-wise family only), the broadcast cannot be judged
+        // alone: the root's failure stands, unlocalized, naming where localization stopped.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/ops/elementwise.yaml");
+        let text = std::fs::read_to_string(&root).unwrap();
+        let elementwise = Catalog::from_sources(&[(root.display().to_string(), text)]).unwrap();
+        let (checked, _) = run_with(&elementwise, "clip.hlo", &bug, clip_args(2.0));
         let c = &checked[0];
         assert_eq!(c.outcome.outcomes[0].verdict, Verdict::Fail);
         assert!(c.fault.is_none());

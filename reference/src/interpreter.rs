@@ -1,13 +1,15 @@
 //! The array interpreter: runs a module's entry computation instruction by instruction.
 //!
 //! Instructions are evaluated in definition order (every operand is defined before its use).
-//! Structural instructions (`parameter`, `constant`, `tuple`, `get-tuple-element`, `broadcast`,
-//! `copy`, `call`, width-changing `bitcast-convert`) have their own handlers, found in
-//! [`STRUCTURAL`]; every other opcode goes through the element-wise table
+//! Structural instructions (`parameter`, `constant`, `tuple`, `get-tuple-element`, `call`,
+//! width-changing `bitcast-convert`) have their own handlers, found in `STRUCTURAL`; the
+//! data-movement family (`broadcast`, `copy`, `reshape`, `slice`, `gather`, `scatter`, ...) has
+//! its table in [`crate::data_movement`]; every other opcode goes through the element-wise table
 //! ([`crate::elementwise`]). Every result is produced in the layout of its instruction's shape
 //! (any `minor_to_major`, any padding): elements are addressed by multi-index or by physical
 //! position computed from the layout, never by assuming row-major order.
 
+use crate::data_movement::{self, dynamic_size};
 use crate::elementwise;
 use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
@@ -18,32 +20,36 @@ use conformance_spec::BackendError;
 /// How deep `call` may nest before the module is declared invalid (a call cycle).
 const MAX_CALL_DEPTH: usize = 64;
 
-struct Context<'a> {
-    module: &'a HloModule,
-    args: &'a [Literal],
-    depth: usize,
+/// What an instruction handler may need beyond its operands: the module (to find called
+/// computations), the arguments of the computation being evaluated, and the call depth.
+pub(crate) struct Context<'a> {
+    pub(crate) module: &'a HloModule,
+    pub(crate) args: &'a [Literal],
+    pub(crate) depth: usize,
 }
 
-type Handler = fn(&Context, &HloInstruction, &[&Literal]) -> Result<Literal, BackendError>;
+/// An instruction handler: the instruction and its evaluated operands to the result value (in the
+/// layout of the instruction's shape).
+pub(crate) type Handler =
+    fn(&Context, &HloInstruction, &[&Literal]) -> Result<Literal, BackendError>;
 
-/// Instructions that are not element-wise, and their handlers.
+/// Instructions that are neither element-wise nor data movement, and their handlers.
 const STRUCTURAL: &[(Opcode, Handler)] = &[
     (Opcode::Parameter, parameter),
     (Opcode::Constant, constant),
     (Opcode::Tuple, tuple),
     (Opcode::GetTupleElement, get_tuple_element),
-    (Opcode::Broadcast, broadcast),
-    (Opcode::Copy, copy),
     (Opcode::Call, call),
 ];
 
-fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {
+pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {
     Err(BackendError::Invalid(msg.into()))
 }
 
 /// Every opcode the interpreter runs: the structural ones and the element-wise table.
 pub fn opcodes() -> Vec<Opcode> {
     let mut ops: Vec<Opcode> = STRUCTURAL.iter().map(|&(op, _)| op).collect();
+    ops.extend(data_movement::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -128,7 +134,7 @@ fn shapes_agree(expected: &Shape, got: &Shape) -> Result<(), String> {
 }
 
 /// Puts a value into the layout of `shape` (checking element types and dimensions).
-fn conform(value: Literal, shape: &Shape) -> Result<Literal, BackendError> {
+pub(crate) fn conform(value: Literal, shape: &Shape) -> Result<Literal, BackendError> {
     shapes_agree(shape, &value.shape()).map_err(|why| {
         BackendError::Invalid(format!("value does not have shape {shape}: {why}"))
     })?;
@@ -161,11 +167,18 @@ fn validate(shape: &ArrayShape) -> Result<(), BackendError> {
 fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, BackendError> {
     check_arguments(computation, ctx.args)?;
     let mut values: Vec<Option<Literal>> = Vec::with_capacity(computation.instructions.len());
+    // The runtime sizes of dynamic dimensions of every value (seed 004, SetDimensionSize).
+    let mut sizes: Vec<dynamic_size::RuntimeSizes> =
+        Vec::with_capacity(computation.instructions.len());
     for (i, instr) in computation.instructions.iter().enumerate() {
         let mut operands = Vec::with_capacity(instr.operands.len());
+        let mut operand_sizes = Vec::with_capacity(instr.operands.len());
         for &o in &instr.operands {
             match values.get(o).and_then(Option::as_ref) {
-                Some(v) if o < i => operands.push(v),
+                Some(v) if o < i => {
+                    operands.push(v);
+                    operand_sizes.push(&sizes[o]);
+                }
                 _ => {
                     return invalid(format!(
                         "`{}` in `{}` uses operand #{o}, which is not defined before it",
@@ -174,7 +187,17 @@ fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, Back
                 }
             }
         }
-        let value = eval_instruction(ctx, instr, &operands).map_err(|e| annotate(e, instr))?;
+        let value = if instr.opcode == Opcode::GetDimensionSize {
+            dynamic_size::get_dimension_size(instr, &operands, &operand_sizes)
+        } else {
+            eval_instruction(ctx, instr, &operands)
+        }
+        .map_err(|e| annotate(e, instr))?;
+        sizes.push(dynamic_size::runtime_sizes(
+            instr,
+            &operands,
+            &operand_sizes,
+        ));
         values.push(Some(value));
     }
     match values.get_mut(computation.root).and_then(Option::take) {
@@ -201,7 +224,11 @@ fn eval_instruction(
     instr: &HloInstruction,
     operands: &[&Literal],
 ) -> Result<Literal, BackendError> {
-    if let Some(&(_, handler)) = STRUCTURAL.iter().find(|&&(op, _)| op == instr.opcode) {
+    if let Some(&(_, handler)) = STRUCTURAL
+        .iter()
+        .chain(data_movement::HANDLERS)
+        .find(|&&(op, _)| op == instr.opcode)
+    {
         return handler(ctx, instr, operands);
     }
     if instr.opcode == Opcode::BitcastConvert {
@@ -219,7 +246,8 @@ fn eval_instruction(
     )))
 }
 
-fn array<'a>(
+/// Operand `i` as an array. Errors: [`BackendError::Invalid`] when it is missing or not an array.
+pub(crate) fn array<'a>(
     instr: &HloInstruction,
     operands: &[&'a Literal],
     i: usize,
@@ -231,7 +259,9 @@ fn array<'a>(
     }
 }
 
-fn result_array_shape(instr: &HloInstruction) -> Result<&ArrayShape, BackendError> {
+/// The instruction's shape as a (validated) array shape. Errors: [`BackendError::Invalid`] for a
+/// tuple or token shape or a malformed shape.
+pub(crate) fn result_array_shape(instr: &HloInstruction) -> Result<&ArrayShape, BackendError> {
     match &instr.shape {
         Shape::Array(s) => {
             validate(s)?;
@@ -345,63 +375,6 @@ fn get_tuple_element(
     conform(item.clone(), &instr.shape)
 }
 
-fn copy(
-    _: &Context,
-    instr: &HloInstruction,
-    operands: &[&Literal],
-) -> Result<Literal, BackendError> {
-    let Some(&value) = operands.first() else {
-        return invalid("copy: missing operand");
-    };
-    conform(value.clone(), &instr.shape)
-}
-
-/// `broadcast` (HLO form): operand dimension i maps to result dimension `dimensions[i]`.
-fn broadcast(
-    _: &Context,
-    instr: &HloInstruction,
-    operands: &[&Literal],
-) -> Result<Literal, BackendError> {
-    let operand = array(instr, operands, 0)?;
-    let shape = result_array_shape(instr)?;
-    let dims: Vec<i64> = instr.attr_ints("dimensions").unwrap_or(&[]).to_vec();
-    let in_dims = operand.dimensions();
-    if operand.element_type() != shape.element_type {
-        return invalid(format!(
-            "broadcast: element type {} differs from the result's {}",
-            operand.element_type(),
-            shape.element_type
-        ));
-    }
-    if dims.len() != in_dims.len() {
-        return invalid(format!(
-            "broadcast: dimensions={dims:?} must have one entry per operand dimension ({})",
-            in_dims.len()
-        ));
-    }
-    for (i, &d) in dims.iter().enumerate() {
-        let ok = usize::try_from(d)
-            .ok()
-            .and_then(|d| shape.dimensions.get(d))
-            .is_some_and(|&size| size == in_dims[i]);
-        if !ok || dims[..i].contains(&d) {
-            return invalid(format!(
-                "broadcast: operand dimension {i} (size {}) cannot map to result dimension {d} of {:?}",
-                in_dims[i], shape.dimensions
-            ));
-        }
-    }
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; dims.len()];
-    index::for_each_index(&shape.dimensions, |idx| {
-        for (s, &d) in source.iter_mut().zip(&dims) {
-            *s = idx[d as usize];
-        }
-        out.set_bits(idx, operand.get_bits(&source));
-    });
-    Ok(Literal::Array(out))
-}
-
 /// `call`: evaluates the called computation (`to_apply=`) on the operands.
 fn call(
     ctx: &Context,
@@ -412,20 +385,34 @@ fn call(
     let Some(&name) = called.first() else {
         return invalid("call without a called computation (`to_apply=`)");
     };
+    let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+    let result = call_computation(ctx, name, &args)?;
+    conform(result, &instr.shape)
+}
+
+/// Evaluates computation `name` of the context's module on `args` one call level deeper (the
+/// evaluation `call` and the update computation of `scatter` use).
+///
+/// Errors: [`BackendError::Invalid`] when the computation is not in the module, the nesting is
+/// deeper than 64 (a call cycle), or the arguments do not match its parameters; any error of the
+/// callee's instructions.
+pub(crate) fn call_computation(
+    ctx: &Context,
+    name: &str,
+    args: &[Literal],
+) -> Result<Literal, BackendError> {
     let Some(callee) = ctx.module.computation(name) else {
-        return invalid(format!("call: computation `{name}` is not in the module"));
+        return invalid(format!("computation `{name}` is not in the module"));
     };
     if ctx.depth >= MAX_CALL_DEPTH {
         return invalid(format!(
-            "call: nesting deeper than {MAX_CALL_DEPTH} (a call cycle through `{name}`?)"
+            "nesting deeper than {MAX_CALL_DEPTH} (a call cycle through `{name}`?)"
         ));
     }
-    let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
     let inner = Context {
         module: ctx.module,
-        args: &args,
+        args,
         depth: ctx.depth + 1,
     };
-    let result = evaluate(&inner, callee)?;
-    conform(result, &instr.shape)
+    evaluate(&inner, callee)
 }

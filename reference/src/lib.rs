@@ -1,4 +1,5 @@
-//! `conformance-reference`: the exact reference backend for the element-wise family.
+//! `conformance-reference`: the exact reference backend for the element-wise and data-movement
+//! families.
 //!
 //! Slow and exact: every floating-point result is correctly rounded in its own format (MPFR via
 //! `rug` at the format's precision, then placed in the format's exponent range once, subnormals
@@ -8,11 +9,15 @@
 //!
 //! - [`Reference`] implements [`conformance_spec::Backend`]: it interprets a module's entry
 //!   computation ([`interpreter`]).
+//! - [`data_movement`] moves element bits by multi-index (broadcast, reshape, transpose, slices,
+//!   pad, concatenate, reverse, iota, gather, scatter, dimension sizes, copy);
+//!   [`data_movement::scatter::scatter_schedule`] lists scatter's updates in the reference's order.
 //! - [`eval_element`] evaluates one element of an element-wise instruction from raw bits; the
 //!   array path is built on it, and exhaustive tests and the harness's masks use it directly.
 //! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
 //!   until their bounds round to one value.
 
+pub mod data_movement;
 pub mod elementwise;
 pub mod interpreter;
 pub mod round;

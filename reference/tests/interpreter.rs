@@ -379,11 +379,17 @@ fn capabilities() {
         Opcode::Logistic,
         Opcode::ReducePrecision,
         Opcode::Copy,
+        Opcode::Gather,
+        Opcode::Scatter,
+        Opcode::Iota,
+        Opcode::GetDimensionSize,
     ] {
         assert!(c.opcodes.contains(&op), "{op}");
     }
     assert!(!c.opcodes.contains(&Opcode::Dot));
-    assert_eq!(c.opcodes.len(), 48 + 7);
+    // 48 element-wise, 5 structural (parameter, constant, tuple, get-tuple-element, call) and 15
+    // data-movement opcodes.
+    assert_eq!(c.opcodes.len(), 48 + 5 + 15);
 }
 
 #[test]

@@ -79,13 +79,17 @@ const OTHERS: &[&str] = &[
 const DIRECTIONS: &[&str] = &["EQ", "NE", "LT", "LE", "GT", "GE"];
 
 #[test]
-fn builtin_catalog_loads_one_family() {
+fn builtin_catalog_loads_its_families() {
     let c = catalog();
-    assert_eq!(c.families(), vec!["elementwise"]);
+    assert_eq!(c.families(), vec!["elementwise", "data_movement"]);
     assert_eq!(c.family_of("add"), Some("elementwise"));
+    assert_eq!(c.family_of("gather"), Some("data_movement"));
     assert_eq!(c.family_of("no-such-op"), None);
     assert!(c.op("no-such-op").is_none());
-    assert_eq!(c.ops_of_family("elementwise").count(), c.ops().len());
+    assert_eq!(
+        c.ops_of_family("elementwise").count() + c.ops_of_family("data_movement").count(),
+        c.ops().len()
+    );
     let loc = c.location_of("add").expect("add has a location");
     assert_eq!(loc.file, "elementwise.yaml");
     assert!(loc.line > 1);
@@ -476,5 +480,363 @@ fn hash_is_stable_and_matches_the_files_on_disk() {
     assert_eq!(
         on_disk.location_of("add").map(|l| l.line),
         builtin.location_of("add").map(|l| l.line)
+    );
+}
+
+/// The data-movement family (issue 4): (id, opcode, builder, signature).
+const DATA_MOVEMENT: &[(&str, &str, &str, Signature)] = &[
+    ("broadcast", "broadcast", "Broadcast", Signature::Broadcast),
+    (
+        "broadcast-in-dim",
+        "broadcast",
+        "BroadcastInDim",
+        Signature::BroadcastInDim,
+    ),
+    ("reshape", "reshape", "Reshape", Signature::Reshape),
+    (
+        "reshape-reordering",
+        "reshape",
+        "Reshape (with dimensions)",
+        Signature::ReshapeReordering,
+    ),
+    ("collapse", "reshape", "Collapse", Signature::Collapse),
+    ("transpose", "transpose", "Transpose", Signature::Transpose),
+    ("slice", "slice", "Slice", Signature::Slice),
+    (
+        "dynamic-slice",
+        "dynamic-slice",
+        "DynamicSlice",
+        Signature::DynamicSlice,
+    ),
+    (
+        "dynamic-update-slice",
+        "dynamic-update-slice",
+        "DynamicUpdateSlice",
+        Signature::DynamicUpdateSlice,
+    ),
+    (
+        "concatenate",
+        "concatenate",
+        "ConcatInDim",
+        Signature::Concatenate,
+    ),
+    ("pad", "pad", "Pad", Signature::Pad),
+    ("reverse", "reverse", "Rev", Signature::Reverse),
+    ("iota", "iota", "Iota", Signature::Iota),
+    ("gather", "gather", "Gather", Signature::Gather),
+    ("scatter", "scatter", "Scatter", Signature::Scatter),
+    ("tuple", "tuple", "Tuple", Signature::Tuple),
+    (
+        "get-tuple-element",
+        "get-tuple-element",
+        "GetTupleElement",
+        Signature::GetTupleElement,
+    ),
+    (
+        "get-dimension-size",
+        "get-dimension-size",
+        "GetDimensionSize",
+        Signature::GetDimensionSize,
+    ),
+    (
+        "set-dimension-size",
+        "set-dimension-size",
+        "SetDimensionSize",
+        Signature::SetDimensionSize,
+    ),
+    ("copy", "copy", "Copy", Signature::Copy),
+];
+
+#[test]
+fn data_movement_entries_are_present_with_their_signatures() {
+    let c = catalog();
+    assert_eq!(
+        c.ops_of_family("data_movement").count(),
+        DATA_MOVEMENT.len()
+    );
+    for &(id, opcode, builder, signature) in DATA_MOVEMENT {
+        let e = op(&c, id);
+        assert_eq!(c.family_of(id), Some("data_movement"), "{id}");
+        assert_eq!(e.opcode, opcode, "{id}");
+        assert_eq!(e.builder, builder, "{id}");
+        assert_eq!(e.signature, signature, "{id}");
+        assert!(!signature.is_elementwise(), "{id}");
+        assert!(e.source.starts_with("seed 00"), "{id}: {}", e.source);
+        assert!(e.special_values.is_empty(), "{id}: no special values");
+        assert!(e.implementation_defined.is_empty(), "{id}: no masks apply");
+        assert!(
+            e.attributes.is_empty(),
+            "{id}: attributes are drawn per case"
+        );
+        assert!(!e.examples.is_empty(), "{id}: examples");
+        assert!(
+            e.notes.as_deref().is_some_and(|n| !n.is_empty()),
+            "{id}: notes"
+        );
+        // Data movement moves bits: bit-exact on every type, NaN payloads included — except
+        // scatter, whose update computation may compute a NaN (no specified payload).
+        for t in ElementType::ALL {
+            assert_eq!(e.tolerance.ulp_for(t), 0, "{id} {t}");
+        }
+        assert_eq!(e.tolerance.exact_nan_bits, id != "scatter", "{id}");
+        assert!(!e.tolerance.ignore_zero_sign, "{id}");
+        let expected_result = if id == "get-dimension-size" {
+            ResultRule::S32
+        } else {
+            ResultRule::Same
+        };
+        assert_eq!(e.result, expected_result, "{id}");
+    }
+}
+
+#[test]
+fn data_movement_element_types_follow_xla() {
+    use ElementType::*;
+    let c = catalog();
+    for &(id, ..) in DATA_MOVEMENT {
+        let types = c.element_types(op(&c, id));
+        if id == "iota" {
+            // XLA's verifier: integral, floating-point or complex iota; not pred.
+            let expected: Vec<ElementType> = ElementType::ALL
+                .into_iter()
+                .filter(|t| !t.is_pred())
+                .collect();
+            assert_eq!(types, expected, "{id}");
+        } else {
+            assert_eq!(types, ElementType::ALL.to_vec(), "{id}");
+        }
+    }
+    assert_eq!(
+        c.result_element_types(op(&c, "get-dimension-size"), C128),
+        vec![S32]
+    );
+    assert_eq!(
+        c.result_element_types(op(&c, "set-dimension-size"), F8E4M3FN),
+        vec![F8E4M3FN]
+    );
+}
+
+/// Examples of `id` whose source starts with `prefix`.
+fn sourced<'a>(e: &'a OpEntry, prefix: &str) -> Vec<&'a conformance_spec::catalog::Example> {
+    e.examples
+        .iter()
+        .filter(|x| x.source.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn every_seed_004_section_of_the_family_has_its_examples() {
+    let c = catalog();
+    // (entry, seed 004 section, how many worked examples the seed gives there).
+    let sections: &[(&str, &str, usize)] = &[
+        ("broadcast", "Broadcast", 1),
+        ("reshape", "Reshape", 4),
+        ("reshape-reordering", "Reshape", 3),
+        ("collapse", "Collapse", 3),
+        ("slice", "Slice", 2),
+        ("dynamic-slice", "DynamicSlice", 2),
+        ("dynamic-update-slice", "DynamicUpdateSlice", 2),
+        ("concatenate", "Concatenate", 2),
+        ("pad", "Pad", 1),
+        ("iota", "Iota", 2),
+        ("tuple", "Tuple", 1),
+        ("get-tuple-element", "GetTupleElement", 1),
+        ("get-dimension-size", "SetDimensionSize", 1),
+        ("set-dimension-size", "SetDimensionSize", 1),
+    ];
+    for &(id, section, count) in sections {
+        let e = op(&c, id);
+        let seed = sourced(e, &format!("seed 004, {section}"));
+        assert!(
+            seed.len() >= count,
+            "{id}: {} examples from seed 004, {section}; the seed gives {count}",
+            seed.len()
+        );
+    }
+    // Sections whose seed text gives no concrete values have hand-made examples after it.
+    for id in [
+        "broadcast-in-dim",
+        "transpose",
+        "reverse",
+        "gather",
+        "scatter",
+        "copy",
+    ] {
+        assert!(!sourced(op(&c, id), "hand-made").is_empty(), "{id}");
+    }
+    // A few of the seed's values, verbatim.
+    let has = |id: &str, expected: &str| {
+        op(&c, id)
+            .examples
+            .iter()
+            .any(|x| x.expected == expected && x.source.starts_with("seed 004"))
+    };
+    assert!(has("dynamic-slice", "f32[2,2] {{7, 8}, {10, 11}}"));
+    assert!(has("slice", "f32[2,2] {{7, 8}, {10, 11}}"));
+    assert!(has(
+        "dynamic-update-slice",
+        "f32[4,3] {{0, 1, 2}, {3, 12, 13}, {6, 14, 15}, {9, 16, 17}}"
+    ));
+    assert!(has("concatenate", "s32[6] {2, 3, 4, 5, 6, 7}"));
+    assert!(has("reshape", "f32[] 5"));
+    assert!(has("reshape-reordering", "f32[24] {10, 20, 30, 40, 11, 21, 31, 41, 12, 22, 32, 42, 15, 25, 35, 45, 16, 26, 36, 46, 17, 27, 37, 47}"));
+    assert!(has("get-tuple-element", "s32[] 5"));
+    // Reshape with dimensions lowers to transpose then reshape.
+    for x in sourced(op(&c, "reshape-reordering"), "seed 004") {
+        assert!(x.hlo.contains("transpose("), "{}", x.name);
+    }
+}
+
+#[test]
+fn data_movement_corner_rules_have_examples() {
+    let c = catalog();
+    let named = |id: &str, name: &str| {
+        assert!(
+            op(&c, id).examples.iter().any(|x| x.name == name),
+            "{id} lacks example `{name}`"
+        )
+    };
+    named("dynamic-slice", "start_past_the_end_is_clamped");
+    named("dynamic-slice", "negative_start_is_clamped_to_zero");
+    named("dynamic-slice", "unsigned_start_read_as_unsigned");
+    named("dynamic-update-slice", "start_past_the_end_is_clamped");
+    named("dynamic-update-slice", "unsigned_start_read_as_unsigned");
+    named("pad", "negative_edges_cut_the_interior_padded_operand");
+    named("slice", "stride_3");
+    named("gather", "rows_like_tf_gather_nd");
+    named("gather", "negative_and_unsigned_starts_clamped");
+    named("scatter", "add_repeated_indices_s32");
+    named("scatter", "replace_unique_indices");
+    named("scatter", "out_of_bounds_elements_skipped");
+    named("scatter", "variadic_two_operands");
+    named("copy", "layout_change_row_to_column_major");
+    // Variadic scatter and tuple expect tuple literals.
+    for id in ["tuple", "scatter"] {
+        assert!(
+            op(&c, id).examples.iter().any(|x| matches!(
+                parse_literal(&x.expected),
+                Ok(conformance_spec::Literal::Tuple(_))
+            )),
+            "{id}"
+        );
+    }
+    // Layout-changing copy: the root's layout differs from its operand's.
+    let copy = op(&c, "copy");
+    let changes_layout = copy.examples.iter().any(|x| {
+        let m = parse_module(&x.hlo).unwrap();
+        let entry = m.entry_computation();
+        let root = entry.root_instruction();
+        let operand = &entry.instructions[root.operands[0]];
+        root.shape != operand.shape
+    });
+    assert!(changes_layout);
+}
+
+/// The built-in data-movement file with `from` replaced by `to` (once, after `after`), loaded
+/// with the element-wise file; the diagnostics' messages.
+fn mutated_errors(after: &str, from: &str, to: &str) -> Vec<String> {
+    let files = conformance_spec::catalog::BUILTIN_FILES;
+    let (_, text) = files
+        .iter()
+        .find(|(name, _)| *name == "data_movement.yaml")
+        .expect("data_movement.yaml is built in");
+    let at = text.find(after).expect("anchor") + after.len();
+    let rest = text[at..].replacen(from, to, 1);
+    assert_ne!(rest, text[at..], "`{from}` occurs after `{after}`");
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, t)| {
+            let t = if *name == "data_movement.yaml" {
+                format!("{}{rest}", &text[..at])
+            } else {
+                t.to_string()
+            };
+            (name.to_string(), t)
+        })
+        .collect();
+    match Catalog::from_sources(&sources) {
+        Ok(_) => panic!("`{from}` -> `{to}` was accepted"),
+        Err(conformance_spec::catalog::CatalogError::Invalid(ds)) => {
+            ds.into_iter().map(|d| d.message).collect()
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn data_movement_signatures_and_forms_are_validated() {
+    // A signature of another opcode.
+    let ds = mutated_errors(
+        "- id: collapse",
+        "signature: collapse",
+        "signature: transpose",
+    );
+    assert!(
+        ds.iter()
+            .any(|m| m.contains("opcode `reshape` has signature")),
+        "{ds:?}"
+    );
+    // XlaBuilder Broadcast must map the operand to the minor dimensions.
+    let ds = mutated_errors(
+        "- id: broadcast-in-dim",
+        "signature: broadcast-in-dim",
+        "signature: broadcast",
+    );
+    assert!(
+        ds.iter()
+            .any(|m| m.contains("vector_to_column") && m.contains("adds major dimensions")),
+        "{ds:?}"
+    );
+    // A collapse merges consecutive dimensions only.
+    let ds = mutated_errors(
+        "- id: reshape-reordering",
+        "signature: reshape-reordering",
+        "signature: collapse",
+    );
+    assert!(
+        ds.iter()
+            .any(|m| m.contains("seed_v021_83") && m.contains("consecutive")),
+        "{ds:?}"
+    );
+    // Reshape with dimensions is a transpose then a reshape.
+    let ds = mutated_errors(
+        "- id: collapse",
+        "signature: collapse",
+        "signature: reshape-reordering",
+    );
+    assert!(
+        ds.iter().any(|m| m.contains("must be a `transpose`")),
+        "{ds:?}"
+    );
+    // Iota's element types are its result's.
+    let ds = mutated_errors(
+        "- id: iota",
+        "element_types: [integer, floating]",
+        "element_types: [integer]",
+    );
+    assert!(
+        ds.iter()
+            .any(|m| m.contains("f8e5m2") && m.contains("element_types")),
+        "{ds:?}"
+    );
+    // Attributes the opcode does not take.
+    let ds = mutated_errors(
+        "- id: transpose",
+        "result: same",
+        "result: same\n    attributes: {index: \"1\"}",
+    );
+    assert!(
+        ds.iter()
+            .any(|m| m.contains("attribute `index` does not apply to `transpose`")),
+        "{ds:?}"
+    );
+    // get-dimension-size gives s32.
+    let ds = mutated_errors("- id: get-dimension-size", "result: s32", "result: same");
+    assert!(ds.iter().any(|m| m.contains("result rule")), "{ds:?}");
+    // A wrong expected value shape in a tuple.
+    let ds = mutated_errors("- id: tuple", "s32[] 5)", "s32[1] {5})");
+    assert!(
+        ds.iter().any(|m| m.contains("expected output has shape")),
+        "{ds:?}"
     );
 }

@@ -10,6 +10,7 @@
 use super::Ctx;
 use crate::layout;
 use crate::parallel::Exec;
+use crate::value::ArrayData;
 use conformance_spec::index;
 use conformance_spec::literal::ArrayLiteral;
 use conformance_spec::{ArrayShape, BackendError, Layout};
@@ -36,7 +37,7 @@ pub(crate) fn evaluate(ctx: &Ctx<'_>) -> Result<Vec<u8>, BackendError> {
 /// Errors: dimensions that do not follow seed 004's rule (a new or removed last dimension of size
 /// `B/B'` or `B'/B`).
 pub(crate) fn evaluate_width_changing(
-    a: &ArrayLiteral,
+    a: &impl ArrayData,
     result: &ArrayShape,
     exec: Exec,
 ) -> Result<ArrayLiteral, BackendError> {

@@ -6,6 +6,7 @@
 
 pub mod elementwise;
 pub mod graph;
+pub mod movement;
 pub mod rng;
 pub mod shapes;
 pub mod swarm;
@@ -207,7 +208,9 @@ pub fn case_with(
         shapes: &config.shapes,
         values: &config.values,
     };
-    let built = if op.opcode == Opcode::ReducePrecision.name() {
+    let built = if !op.signature.is_elementwise() {
+        movement::build(rng, &spec)
+    } else if op.opcode == Opcode::ReducePrecision.name() {
         elementwise::build_reduce_precision(rng, &spec)
     } else {
         elementwise::build(rng, &spec)

@@ -2,7 +2,7 @@
 //! "Element-wise binary arithmetic operations", "Element-wise comparison operations", Clamp,
 //! Select, ConvertElementType, BitcastConvertType, ReducePrecision).
 //!
-//! Dispatch is a table keyed by opcode ([`TABLE`]): each entry builds, from the instruction and its
+//! Dispatch is a table keyed by opcode (`TABLE`): each entry builds, from the instruction and its
 //! element types, an [`ElementFn`] that maps raw operand bits to raw result bits. Building checks
 //! the types and attributes once; the function then runs per element. Each sub-family lives in its
 //! own module and keeps its own table of per-opcode semantics.
@@ -12,7 +12,7 @@ mod binary_int;
 mod bitcast;
 mod compare;
 mod complex;
-mod convert;
+pub(crate) mod convert;
 mod reduce_precision;
 mod select_clamp;
 mod unary_float;

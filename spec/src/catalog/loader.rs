@@ -15,10 +15,16 @@ use std::path::Path;
 
 /// The catalog files compiled into the binary: (file name, contents), one per family. Later
 /// families are added here.
-pub const BUILTIN_FILES: &[(&str, &str)] = &[(
-    "elementwise.yaml",
-    include_str!("../../ops/elementwise.yaml"),
-)];
+pub const BUILTIN_FILES: &[(&str, &str)] = &[
+    (
+        "elementwise.yaml",
+        include_str!("../../ops/elementwise.yaml"),
+    ),
+    (
+        "data_movement.yaml",
+        include_str!("../../ops/data_movement.yaml"),
+    ),
+];
 
 /// A 1-based place in a catalog file.
 #[derive(Clone, Debug, PartialEq, Eq)]

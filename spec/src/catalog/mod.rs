@@ -11,6 +11,7 @@ mod examples;
 pub mod loader;
 pub mod masks;
 pub mod model;
+mod rules;
 mod spans;
 mod validate;
 pub mod values;

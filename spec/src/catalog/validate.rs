@@ -9,6 +9,7 @@ use super::model::{
     resolve_element_types, type_class, Conditioning, FamilyFile, OpEntry, ResultRule, Signature,
     TYPE_CLASSES,
 };
+use super::rules::{example_form_problems, opcode_rules, opcodes_with_signature};
 use super::spans::{pos_of, FileLocator, OpSpans, Pos};
 use super::values::{parse_element, parse_element_exact};
 use crate::element_type::ElementType;
@@ -62,38 +63,6 @@ pub(crate) fn validate_file(
         };
         ctx.validate();
     }
-}
-
-/// Element-wise opcodes: the signature and result rules the catalog must give them, and the
-/// attributes they take. `None` for opcodes of other families (not checked here).
-fn elementwise_rules(
-    opcode: Opcode,
-) -> Option<(Signature, &'static [ResultRule], &'static [&'static str])> {
-    use Opcode::*;
-    use ResultRule as R;
-    use Signature as S;
-    const SAME: &[ResultRule] = &[ResultRule::Same];
-    Some(match opcode {
-        Cbrt | Ceil | CountLeadingZeros | Cosine | Erf | Exponential | ExponentialMinusOne
-        | Floor | Log | LogPlusOne | Logistic | Negate | Not | PopulationCount
-        | RoundNearestAfz | RoundNearestEven | Rsqrt | Sign | Sine | Sqrt | Tan | Tanh => {
-            (S::Unary, SAME, &[])
-        }
-        Abs => (S::Unary, &[R::Same, R::RealComponent], &[]),
-        Real | Imag => (S::Unary, &[R::RealComponent], &[]),
-        IsFinite => (S::Unary, &[R::Pred], &[]),
-        ReducePrecision => (S::Unary, SAME, &["exponent_bits", "mantissa_bits"]),
-        Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
-        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 => {
-            (S::Binary, SAME, &[])
-        }
-        Complex => (S::Binary, &[R::ComplexOfComponent], &[]),
-        Compare => (S::Binary, &[R::Pred], &["direction", "type"]),
-        Select => (S::Select, SAME, &[]),
-        Clamp => (S::Clamp, SAME, &[]),
-        Convert | BitcastConvert => (S::Convert, &[R::Chosen], &[]),
-        _ => return None,
-    })
 }
 
 const DIRECTIONS: &[&str] = &["EQ", "NE", "GE", "GT", "LE", "LT"];
@@ -216,18 +185,25 @@ impl OpCtx<'_> {
             );
             return;
         };
-        let rules = elementwise_rules(opcode);
-        if let Some((signature, results, _)) = rules {
-            if op.signature != signature {
-                let pos = sp.and_then(|s| s.signature.as_ref()).and_then(pos_of);
+        let rules = opcode_rules(opcode);
+        let signature_pos = sp.and_then(|s| s.signature.as_ref()).and_then(pos_of);
+        if let Some(r) = rules {
+            if !r.signatures.contains(&op.signature) {
+                let expected = r
+                    .signatures
+                    .iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
                 self.err(
-                    pos,
+                    signature_pos,
                     format!(
-                        "opcode `{}` has signature {signature:?}, not {:?}",
+                        "opcode `{}` has signature {expected}, not {:?}",
                         op.opcode, op.signature
                     ),
                 );
             }
+            let results = r.results;
             if !results.contains(&op.result) {
                 let pos = sp.and_then(|s| s.result.as_ref()).and_then(pos_of);
                 self.err(
@@ -238,11 +214,28 @@ impl OpCtx<'_> {
                     ),
                 );
             }
+        } else {
+            let owners = opcodes_with_signature(op.signature);
+            if !owners.is_empty() {
+                self.err(
+                    signature_pos,
+                    format!(
+                        "signature {:?} is for opcode(s) {}, not `{}`",
+                        op.signature,
+                        owners
+                            .iter()
+                            .map(|o| format!("`{o}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        op.opcode
+                    ),
+                );
+            }
         }
         let types = self.element_types();
         self.result_element_types();
-        self.attributes(opcode, rules.map(|r| r.2), &types);
-        self.special_values(opcode, rules.map(|r| r.2), &types);
+        self.attributes(opcode, rules.map(|r| r.attributes), &types);
+        self.special_values(opcode, rules.map(|r| r.attributes), &types);
         self.implementation_defined(opcode, &types);
         self.tolerance(&types);
         self.conditioning(opcode);
@@ -742,7 +735,14 @@ impl OpCtx<'_> {
             if ex.source.trim().is_empty() {
                 self.err(here, format!("example `{}` has no source", ex.name));
             }
-            for problem in examples::validate_example(op, opcode, ex) {
+            let problems = examples::validate_example(op, opcode, ex);
+            if problems.is_empty() {
+                self.example_form(
+                    ex,
+                    spans.and_then(|s| s.hlo.as_ref()).and_then(pos_of).or(here),
+                );
+            }
+            for problem in problems {
                 let pos = match problem.place {
                     examples::Place::Hlo(line, column) => spans
                         .and_then(|s| s.hlo.as_ref())
@@ -763,6 +763,21 @@ impl OpCtx<'_> {
                     format!("example `{}`: {}", ex.name, problem.message),
                 );
             }
+        }
+    }
+
+    /// The form the entry's signature gives an example (see [`example_form_problems`]); run on
+    /// examples that otherwise check out.
+    fn example_form(&mut self, ex: &super::model::Example, pos: Option<Pos>) {
+        let Ok(module) = crate::hlo::parse_module(&ex.hlo) else {
+            return;
+        };
+        let Some(entry) = module.computations.get(module.entry) else {
+            return;
+        };
+        let accepted = resolve_element_types(&self.op.element_types).unwrap_or_default();
+        for message in example_form_problems(self.op.signature, entry, &accepted) {
+            self.err(pos, format!("example `{}`: {message}", ex.name));
         }
     }
 

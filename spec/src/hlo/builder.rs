@@ -6,6 +6,12 @@
 //! degenerate (size-1) dimensions — is lowered to explicit `broadcast` (and `reshape`)
 //! instructions before the operation, since HLO element-wise instructions take operands of
 //! identical dimensions.
+//!
+//! Data movement (seed 004: Broadcast, BroadcastInDim, Reshape, Collapse, Transpose, Slice,
+//! DynamicSlice, DynamicUpdateSlice, ConcatInDim, Pad, Rev, Iota, Gather, Scatter,
+//! GetDimensionSize, SetDimensionSize, Copy, Tuple, GetTupleElement) is in `data_movement`.
+
+mod data_movement;
 
 use super::ir::{AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode};
 use crate::element_type::ElementType;

@@ -11,6 +11,7 @@
 pub mod attributes;
 pub mod builder;
 mod cursor;
+pub mod dimension_numbers;
 mod error;
 pub mod ir;
 mod lexer;
@@ -21,6 +22,7 @@ mod shape_text;
 pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};
+pub use dimension_numbers::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use error::HloParseError;
 pub use ir::{
     AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode, PaddingDim, SliceDim,

@@ -1,6 +1,7 @@
 //! Unit tests of shape inference and verification.
 
 use super::*;
+use crate::hlo::ir::AttrValue;
 use crate::hlo::parse_module;
 
 fn a(ty: ElementType, dims: &[i64]) -> Shape {

@@ -41,8 +41,9 @@ impl std::error::Error for VerifyError {}
 ///   (`call`, `map`, `fusion`: one per operand; `reduce`, `reduce-window`: one per operand;
 ///   `scatter`: one per operand but the indices; `sort`: two per operand; `all-reduce`,
 ///   `reduce-scatter`, `select-and-scatter`'s `select`/`scatter`: two; `while`, `conditional`: one);
-/// - each declared shape matches inference (dimensions and element types; layouts are free) for
-///   the opcodes `infer_shape` implements; others are not checked.
+/// - each declared shape matches inference (dimensions and element types; layouts and
+///   dynamic-dimension flags are free) for the opcodes `infer_shape` implements; others are not
+///   checked. A `scatter`'s update computation is checked against its operands' element types.
 ///
 /// Errors: the first failure found, in computation and instruction order.
 pub fn verify_module(m: &HloModule) -> Result<(), VerifyError> {
@@ -195,7 +196,8 @@ fn verify_instruction(
         .collect();
     let mut context = InferenceContext::from_declared(&instr.shape);
     let callee_shapes;
-    if instr.opcode == Opcode::Call {
+    if matches!(instr.opcode, Opcode::Call | Opcode::Scatter) {
+        // `call`: the callee; `scatter`: the update computation (`to_apply`).
         if let Some(callee) = instr
             .called_computations()
             .first()
