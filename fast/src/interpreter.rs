@@ -1,7 +1,8 @@
 //! The interpreter: runs a computation instruction by instruction (operands are defined before
-//! use), frees each value after its last use, and hands element-wise instructions to
-//! [`crate::elementwise`]. Structural instructions: `parameter`, `constant`, `call`, `tuple`,
-//! `get-tuple-element`, `broadcast`, `copy`.
+//! use), moves each value into its last user (so a uniquely owned buffer can be updated in place
+//! or re-viewed without a copy), and hands element-wise instructions to [`crate::elementwise`] and
+//! data-movement instructions to [`crate::data_movement`]. Structural instructions: `parameter`,
+//! `constant`, `call`, `tuple`, `get-tuple-element`, `copy`.
 
 use crate::data_movement;
 use crate::elementwise;
@@ -286,8 +287,19 @@ fn eval_instruction<'a>(
             }
         }
         Opcode::Copy => {
+            // A layout-changing copy is a relayout (cache-blocked when the layouts transpose each
+            // other); runtime dimension sizes (set-dimension-size) are kept.
             arity(1)?;
-            conform(operands[0].clone(), &instr.shape, exec)
+            let v = conform(operands[0].clone(), &instr.shape, exec)?;
+            Ok(match (operands[0], v) {
+                (Value::Array(a), Value::Array(r)) => match a.runtime_sizes() {
+                    Some(sizes) => {
+                        Value::Array(r.with_runtime_sizes(r.shape().clone(), sizes.to_vec()))
+                    }
+                    None => Value::Array(r),
+                },
+                (_, v) => v,
+            })
         }
         op if elementwise::is_elementwise(op) => {
             let out = elementwise::evaluate(instr, operands, exec)?;

@@ -79,6 +79,11 @@ impl<'a> ArrayRef<'a> {
         a
     }
 
+    /// The runtime sizes recorded by `set-dimension-size`, if any (one per dimension).
+    pub(crate) fn runtime_sizes(&self) -> Option<&[i64]> {
+        self.runtime_sizes.as_deref()
+    }
+
     /// The runtime size of each dimension: as set by `set-dimension-size`, else the shape's.
     pub(crate) fn runtime_size(&self, dimension: usize) -> Option<i64> {
         match &self.runtime_sizes {

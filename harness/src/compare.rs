@@ -741,7 +741,12 @@ mod tests {
             Allowance::Budget,
             Allowance::AnyOf(vec![bits(2.0), bits(2.25)].into()),
         ];
-        let c = compare(&e, &f32lit(&[1.0, 2.25]), &exact(), &[orders.clone()]);
+        let c = compare(
+            &e,
+            &f32lit(&[1.0, 2.25]),
+            &exact(),
+            std::slice::from_ref(&orders),
+        );
         assert!(c.agrees());
         assert_eq!(c.compared, 2);
         let c = compare(&e, &f32lit(&[1.0, 2.5]), &exact(), &[orders]);

@@ -100,11 +100,15 @@ fn row_major(dims: &[i64], idx: &[i64]) -> usize {
     dims.iter().zip(idx).fold(0i64, |acc, (&d, &i)| acc * d + i) as usize
 }
 
+/// One evaluation of the update computation: (current values, update values) → new values
+/// (`None` when the evaluation failed), as bit patterns, one per operand.
+type Memo = HashMap<(Vec<u128>, Vec<u128>), Option<Vec<u128>>>;
+
 /// The update computation evaluated by the reference, memoized on its scalar arguments.
 struct Apply<'m> {
     module: &'m HloModule,
     callee: &'m str,
-    memo: HashMap<(Vec<u128>, Vec<u128>), Option<Vec<u128>>>,
+    memo: Memo,
 }
 
 impl Apply<'_> {

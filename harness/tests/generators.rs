@@ -8,7 +8,7 @@ use conformance_reference::Reference;
 use conformance_spec::catalog::Catalog;
 use conformance_spec::hlo::Opcode;
 use conformance_spec::shape_inference::verify_module;
-use conformance_spec::{Backend, Literal};
+use conformance_spec::Backend;
 
 #[test]
 fn generated_cases_verify_and_run_on_the_reference() {

@@ -46,7 +46,7 @@ pub(super) fn get_dimension_size<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, Back
 }
 
 /// HLO `set-dimension-size(operand, size)`, `dimensions={d}`: the operand, with runtime size
-/// `size` (an `s32[]`, clamped into `[0, bound]`) for dimension `d`. Errors: `d` out of range, a
+/// `size` (an `s32[]`, recorded as given) for dimension `d`. Errors: `d` out of range, a
 /// result whose element type or dimension bounds differ from the operand's.
 pub(super) fn set_dimension_size<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     cx.arity(2)?;
@@ -64,7 +64,7 @@ pub(super) fn set_dimension_size<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, Back
             let mut sizes: Vec<i64> = (0..result.rank())
                 .map(|k| a.runtime_size(k).unwrap_or(result.dimensions[k]))
                 .collect();
-            sizes[d] = size.clamp(0, result.dimensions[d]);
+            sizes[d] = size;
             let a = if a.shape().layout == result.layout {
                 a.clone()
             } else {

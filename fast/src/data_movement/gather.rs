@@ -240,15 +240,13 @@ pub(super) fn gather<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     ];
     let mut tstrides = vec![0i64; rank];
     let window: Vec<usize> = (0..dims.len()).filter(|&d| !n.collapsed[d]).collect();
-    let mut k = 0;
     let batch_out: Vec<usize> = (0..rank).filter(|d| !n.offset_dims.contains(d)).collect();
-    for (j, &d) in n.offset_dims.iter().enumerate() {
-        let _ = j;
+    // The k-th offset dimension walks the k-th operand dimension that is not collapsed.
+    for (&d, &w) in n.offset_dims.iter().zip(&window) {
         maps[d] = DimMap::Affine {
             start: 0,
-            stride: op_strides[window[k]],
+            stride: op_strides[w],
         };
-        k += 1;
     }
     let mut step = 1i64;
     for &d in batch_out.iter().rev() {

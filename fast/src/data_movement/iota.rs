@@ -1,35 +1,29 @@
 //! `iota` (seed 004, Iota): element `i` along `iota_dimension` holds the value `i` converted to the
-//! element type (integers wrap to their width, floats round to nearest-even, complex numbers get
-//! `i` as real part, pred is `i != 0` as `convert` would give).
+//! element type as `convert` from s64 does (integers wrap to their width, floats round to
+//! nearest-even, complex numbers get `i` as real part). `pred` is not an iota type (XLA's HLO
+//! verifier accepts integral, floating-point and complex types only): rejected as invalid.
 
 use super::plan::{self, Plan};
 use super::{bad, result_shape, Ctx};
+use crate::elementwise::convert::convert_bits;
 use crate::value::Value;
-use conformance_spec::element_type::TypeKind;
 use conformance_spec::{BackendError, ElementType};
 
-/// The bits of the value `i` in `ty` (see the module documentation).
+/// The bits of the value `i` in `ty`: `convert(s64 i)` through the backend's exact `convert`
+/// (seed 004, Iota: floating-point iota is `ConvertElementType` of an integer iota).
 pub(crate) fn iota_bits(ty: ElementType, i: i64) -> u128 {
-    match ty.kind() {
-        TypeKind::Pred => (i != 0) as u128,
-        TypeKind::SignedInteger | TypeKind::UnsignedInteger => {
-            let w = ty.bit_width();
-            (i as u128) & ((1u128 << w) - 1)
-        }
-        _ => {
-            let component = ty.complex_component().unwrap_or(ty);
-            component
-                .float_format()
-                .map(|f| f.encode(i as f64) as u128)
-                .unwrap_or(0)
-        }
-    }
+    convert_bits(ElementType::S64, ty, i as u64 as u128)
 }
 
 /// HLO `iota`, `iota_dimension=d`. Errors: operands given, `d` out of range.
 pub(super) fn iota<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     cx.arity(0)?;
     let result = result_shape(cx)?;
+    if result.element_type.is_pred() {
+        return Err(bad(
+            "iota: pred is not an iota type (XLA's verifier accepts integral, floating-point and complex types)",
+        ));
+    }
     let d = cx
         .instr
         .attr_int("iota_dimension")

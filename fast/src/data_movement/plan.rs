@@ -138,7 +138,7 @@ fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par
     let rank = result.rank();
     let fill: [u8; W] = plan.fill.to_le_bytes()[..W].try_into().expect("W <= 16");
     if rank == 0 {
-        let s = plan.base;
+        let s = plan.base + plan.gather.as_ref().map_or(0, |g| g.table[0]);
         if s <= FILL / 2 {
             dst[..W].copy_from_slice(&fill);
         } else {
@@ -176,7 +176,7 @@ fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par
     let box_elements: usize = (0..rank).map(|d| box_len(d) as usize).product();
     let mut k = TASK_ELEMENTS.div_ceil(row).max(1);
     if tile_with == Some(major) {
-        k = k.next_multiple_of(transpose::TILE);
+        k = k.next_multiple_of(transpose::BLOCK);
     }
     let (lo, hi) = (plan.lo[major], plan.hi[major]);
     let job = |(c, chunk): (usize, &mut [u8])| {

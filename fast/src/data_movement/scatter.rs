@@ -226,7 +226,7 @@ fn numbers(
 /// numbers that do not fit; [`BackendError::Unsupported`] for `input_batching_dims`.
 pub(super) fn scatter<'a>(cx: &mut Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     let total = cx.operands.len();
-    if total < 3 || total % 2 == 0 {
+    if total < 3 || total.is_multiple_of(2) {
         return Err(bad(format!("scatter takes 2N + 1 operands, {total} given")));
     }
     let n = total / 2;
@@ -348,6 +348,10 @@ fn apply<'a>(
     };
     let mut target = vec![0i64; rank];
     let mut result: Result<(), BackendError> = Ok(());
+    // Per-element scratch, reused: (output, update) bits, output positions, new bits.
+    let mut cur: Vec<u128> = Vec::with_capacity(2 * n);
+    let mut positions: Vec<usize> = Vec::with_capacity(n);
+    let mut new: Vec<u128> = Vec::with_capacity(n);
     index::for_each_index(&up_dims, |u| {
         if result.is_err() {
             return;
@@ -364,8 +368,8 @@ fn apply<'a>(
         if (0..rank).any(|d| target[d] < 0 || target[d] >= op_dims[d]) {
             return;
         }
-        let mut cur = Vec::with_capacity(2 * n);
-        let mut positions = Vec::with_capacity(n);
+        cur.clear();
+        positions.clear();
         for k in 0..n {
             let o: i64 = (0..rank).map(|d| target[d] * out_strides[k][d]).sum();
             let p: i64 = u.iter().zip(&up_strides[k]).map(|(&i, &s)| i * s).sum();
@@ -373,19 +377,18 @@ fn apply<'a>(
             cur.push(read(outs[k].data(), o as usize, widths[k]));
             cur.push(read(updates[k].data(), p as usize, widths[k]));
         }
-        let new: Vec<u128> = if comb == Combiner::General {
+        if comb == Combiner::General {
             match call(cx, comp, &cur, types) {
-                Ok(v) => v,
+                Ok(v) => new = v,
                 Err(e) => {
                     result = Err(e);
                     return;
                 }
             }
         } else {
-            (0..n)
-                .map(|k| combine(comb, types[k], cur[2 * k], cur[2 * k + 1]))
-                .collect()
-        };
+            new.clear();
+            new.extend((0..n).map(|k| combine(comb, types[k], cur[2 * k], cur[2 * k + 1])));
+        }
         for k in 0..n {
             let w = widths[k];
             let pos = positions[k];

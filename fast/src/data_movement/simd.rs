@@ -37,8 +37,8 @@ unsafe fn tile_avx(src: *const u8, s: usize, s_i: usize, dst: *mut u8, o: usize,
     let src = src as *const f32;
     let dst = dst as *mut f32;
     // Destination rows outermost: each group of 8 destination rows is written as whole lines.
-    for ab in (0..TILE).step_by(8) {
-        for ib in (0..TILE).step_by(8) {
+    for ib in (0..TILE).step_by(8) {
+        for ab in (0..TILE).step_by(8) {
             // SAFETY (whole block): offsets stay within the tile checked by the caller; unaligned
             // loads and stores are used throughout.
             unsafe {

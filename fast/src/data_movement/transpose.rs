@@ -13,6 +13,10 @@ use conformance_spec::{index, BackendError};
 /// Side of the square tiles (elements). 32 × 32 f32 tiles: 4 KiB read + 4 KiB written, in L1.
 pub(crate) const TILE: usize = 32;
 
+/// Side of the blocks of tiles (elements), and the granularity of parallel tasks along a tiled
+/// major dimension.
+pub(crate) const BLOCK: usize = 128;
+
 /// Copies the 2-D block `i in l0..h0` (innermost result dimension, destination stride 1, source
 /// stride `s_i`) × `a in la..ha` (source stride 1, destination stride `d_a`) tile by tile:
 /// `dst[o0 + i + a * d_a] = src[s0 + i * s_i + a]` (offsets in elements of `W` bytes).
@@ -27,17 +31,29 @@ pub(crate) fn tile_2d<const W: usize>(
     (l0, h0): (i64, i64),
     (la, ha): (i64, i64),
 ) {
-    let t = TILE as i64;
-    let mut a0 = la;
-    while a0 < ha {
-        let a1 = (a0 + t).min(ha);
-        let mut i0 = l0;
-        while i0 < h0 {
-            let i1 = (i0 + t).min(h0);
-            tile::<W>(src, s0, s_i, dst, o0, d_a, (i0, i1), (a0, a1));
-            i0 = i1;
+    // Two levels: blocks of BLOCK x BLOCK (64 KiB of f32 each way, in L2; source rows of
+    // BLOCK elements are read as runs of whole lines), then TILE x TILE tiles (in L1).
+    let (t, b) = (TILE as i64, BLOCK as i64);
+    let mut ab = la;
+    while ab < ha {
+        let ab1 = (ab + b).min(ha);
+        let mut ib = l0;
+        while ib < h0 {
+            let ib1 = (ib + b).min(h0);
+            let mut a0 = ab;
+            while a0 < ab1 {
+                let a1 = (a0 + t).min(ab1);
+                let mut i0 = ib;
+                while i0 < ib1 {
+                    let i1 = (i0 + t).min(ib1);
+                    tile::<W>(src, s0, s_i, dst, o0, d_a, (i0, i1), (a0, a1));
+                    i0 = i1;
+                }
+                a0 = a1;
+            }
+            ib = ib1;
         }
-        a0 = a1;
+        ab = ab1;
     }
 }
 
@@ -141,9 +157,7 @@ pub(super) fn transpose<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>
         }
     }
     let p = Plan::strided(a.element_type().byte_width(), a.data(), &strides, result);
-    Ok(super::build(
-        result,
-        cx.parallel(result.element_count()),
-        |dst, par| plan::execute(&p, result, dst, par),
-    )?)
+    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+        plan::execute(&p, result, dst, par)
+    })
 }
