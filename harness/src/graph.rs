@@ -169,6 +169,8 @@ fn localize(
 ) -> Localized {
     let entry = module.entry_computation();
     let mut values: Vec<Option<ArrayLiteral>> = vec![None; entry.instructions.len()];
+    // What a cut-out instruction may call (scatter's update computation, ...).
+    let called = called_computations(module);
     for (i, instruction) in entry.instructions.iter().enumerate() {
         if instruction.opcode == Opcode::Parameter {
             let n = instruction.parameter_number.unwrap_or(0) as usize;
@@ -214,8 +216,7 @@ fn localize(
         let Some(operands) = operands else {
             return stopped("has an operand that is not an array");
         };
-        let (single, single_args) =
-            single_op_module_in(instruction, &operands, &called_computations(module));
+        let (single, single_args) = single_op_module_in(instruction, &operands, &called);
         let Some(op) = entry_of(catalog, module, instruction) else {
             // Without a catalog entry only bit-exact agreement with the reference explains it.
             match reference.execute(&single, &single_args) {

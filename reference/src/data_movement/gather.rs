@@ -19,7 +19,7 @@
 //! batching dimensions (`operand_batching_dims`, `start_indices_batching_dims`) are not
 //! implemented: an instruction that uses them is [`BackendError::Unsupported`].
 
-use super::{dimension, in_bounds, int, integer_at, ints, invalid, same_type};
+use super::{dimension, in_bounds, index_vectors, integer_at, ints, invalid, same_type};
 use crate::interpreter::{array, result_array_shape, Context};
 use conformance_spec::hlo::ir::{AttrValue, HloInstruction};
 use conformance_spec::index;
@@ -152,30 +152,8 @@ impl<'a> Gather<'a> {
             ));
         }
         let ind_dims = indices.dimensions();
-        let ivd = int(instr, "index_vector_dim")?;
-        let index_vector_dim = match usize::try_from(ivd) {
-            Ok(v) if v <= ind_dims.len() => v,
-            _ => {
-                return invalid(format!(
-                    "gather: index_vector_dim={ivd} is outside [0, {}]",
-                    ind_dims.len()
-                ))
-            }
-        };
-        let vector_size = ind_dims.get(index_vector_dim).copied().unwrap_or(1);
-        let start_index_map: Vec<usize> = ints(instr, "start_index_map")?
-            .iter()
-            .map(|&d| dimension(instr, "start_index_map entry", d, rank))
-            .collect::<Result<_, _>>()?;
-        if start_index_map.len() as i64 != vector_size {
-            return invalid(format!(
-                "gather: start_index_map has {} entries, the index vectors {vector_size}",
-                start_index_map.len()
-            ));
-        }
-        if (1..start_index_map.len()).any(|k| start_index_map[..k].contains(&start_index_map[k])) {
-            return invalid("gather: start_index_map repeats a dimension");
-        }
+        let (index_vector_dim, start_index_map) =
+            index_vectors(instr, "gather", ind_dims, "start_index_map", rank)?;
         let batch_dims = remaining_dims(out_rank, &offsets);
         let batch_bounds = indices_batch_bounds(ind_dims, index_vector_dim);
         let remapped = remaining_dims(rank, &collapsed);

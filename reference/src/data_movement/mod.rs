@@ -157,6 +157,64 @@ pub(crate) fn integer_at(
         .ok_or_else(|| BackendError::Invalid(format!("{}: {what}: not an integer", instr.opcode)))
 }
 
+/// An array of `shape` whose element at each index `j` is `operand`'s element at the index
+/// `source(j, &mut i)` writes into `i`: the one loop of broadcast, transpose, reverse, slice and
+/// dynamic-slice, which differ only in how `i` follows from `j`.
+pub(crate) fn read_each(
+    operand: &ArrayLiteral,
+    shape: &ArrayShape,
+    mut source: impl FnMut(&[i64], &mut [i64]),
+) -> ArrayLiteral {
+    let mut out = ArrayLiteral::zeros(shape.clone());
+    let mut from = vec![0i64; operand.dimensions().len()];
+    conformance_spec::index::for_each_index(&shape.dimensions, |j| {
+        source(j, &mut from);
+        out.set_bits(j, operand.get_bits(&from));
+    });
+    out
+}
+
+/// The `index_vector_dim` of a gather or scatter (in `[0, rank of indices]`; equal to the rank
+/// means an implicit trailing dimension of size 1) and the operand dimensions named by `map`
+/// (`start_index_map` / `scatter_dims_to_operand_dims`), one per index-vector component, distinct
+/// (seed 004, Gather and Scatter).
+///
+/// Errors: [`BackendError::Invalid`] naming `op` for an `index_vector_dim` out of range, a map
+/// entry out of `[0, rank)`, a map of another length than the index vectors, or a repeated entry.
+pub(crate) fn index_vectors(
+    instr: &HloInstruction,
+    op: &str,
+    indices_dims: &[i64],
+    map: &str,
+    rank: usize,
+) -> Result<(usize, Vec<usize>), BackendError> {
+    let ivd = int(instr, "index_vector_dim")?;
+    let index_vector_dim = match usize::try_from(ivd) {
+        Ok(v) if v <= indices_dims.len() => v,
+        _ => {
+            return invalid(format!(
+                "{op}: index_vector_dim={ivd} is outside [0, {}]",
+                indices_dims.len()
+            ))
+        }
+    };
+    let vector_size = indices_dims.get(index_vector_dim).copied().unwrap_or(1);
+    let dims: Vec<usize> = ints(instr, map)?
+        .iter()
+        .map(|&d| dimension(instr, &format!("{map} entry"), d, rank))
+        .collect::<Result<_, _>>()?;
+    if dims.len() as i64 != vector_size {
+        return invalid(format!(
+            "{op}: {map} has {} entries, the index vectors {vector_size}",
+            dims.len()
+        ));
+    }
+    if (1..dims.len()).any(|k| dims[..k].contains(&dims[k])) {
+        return invalid(format!("{op}: {map} repeats a dimension"));
+    }
+    Ok((index_vector_dim, dims))
+}
+
 /// True when `index` is a valid multi-index of `dims` (every entry in `[0, size)`).
 pub(crate) fn in_bounds(index: &[i64], dims: &[i64]) -> bool {
     index.len() == dims.len() && index.iter().zip(dims).all(|(&i, &n)| 0 <= i && i < n)

@@ -30,7 +30,7 @@
 use super::gather::{
     combine, indices_batch_bounds, reject_batching_dims, remaining_dims, sorted_dims,
 };
-use super::{dimension, in_bounds, int, integer_at, ints, invalid};
+use super::{in_bounds, index_vectors, integer_at, ints, invalid};
 use crate::interpreter::{array, call_computation, Context};
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::ir::{HloInstruction, HloModule};
@@ -124,30 +124,13 @@ impl<'a> Plan<'a> {
             ));
         }
         let ind_dims = indices.dimensions();
-        let ivd = int(instr, "index_vector_dim")?;
-        let index_vector_dim = match usize::try_from(ivd) {
-            Ok(v) if v <= ind_dims.len() => v,
-            _ => {
-                return invalid(format!(
-                    "scatter: index_vector_dim={ivd} is outside [0, {}]",
-                    ind_dims.len()
-                ))
-            }
-        };
-        let vector_size = ind_dims.get(index_vector_dim).copied().unwrap_or(1);
-        let sd2od: Vec<usize> = ints(instr, "scatter_dims_to_operand_dims")?
-            .iter()
-            .map(|&d| dimension(instr, "scatter_dims_to_operand_dims entry", d, rank))
-            .collect::<Result<_, _>>()?;
-        if sd2od.len() as i64 != vector_size {
-            return invalid(format!(
-                "scatter: scatter_dims_to_operand_dims has {} entries, the index vectors {vector_size}",
-                sd2od.len()
-            ));
-        }
-        if (1..sd2od.len()).any(|k| sd2od[..k].contains(&sd2od[k])) {
-            return invalid("scatter: scatter_dims_to_operand_dims repeats a dimension");
-        }
+        let (index_vector_dim, sd2od) = index_vectors(
+            instr,
+            "scatter",
+            ind_dims,
+            "scatter_dims_to_operand_dims",
+            rank,
+        )?;
         let update_scatter_dims = remaining_dims(up_dims.len(), &update_window_dims);
         let bounds = indices_batch_bounds(ind_dims, index_vector_dim);
         let scatter_bounds: Vec<i64> = update_scatter_dims.iter().map(|&d| up_dims[d]).collect();

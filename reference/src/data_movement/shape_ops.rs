@@ -2,7 +2,7 @@
 //! `reshape` (seed 004, Reshape and Collapse), `transpose` (seed 004, Transpose), `reverse`
 //! (seed 004, Rev) and `copy` (the same values, possibly in another layout).
 
-use super::{dimension, expect_dims, ints, invalid, is_permutation, same_type};
+use super::{dimension, expect_dims, ints, invalid, is_permutation, read_each, same_type};
 use crate::interpreter::{array, conform, result_array_shape, Context};
 use conformance_spec::hlo::ir::HloInstruction;
 use conformance_spec::index;
@@ -64,13 +64,10 @@ pub(crate) fn broadcast(
         }
         mapped.push(d as usize);
     }
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; dims.len()];
-    index::for_each_index(&shape.dimensions, |idx| {
+    let out = read_each(operand, shape, |idx, source| {
         for (k, s) in source.iter_mut().enumerate() {
             *s = if in_dims[k] == 1 { 0 } else { idx[mapped[k]] };
         }
-        out.set_bits(idx, operand.get_bits(&source));
     });
     Ok(Literal::Array(out))
 }
@@ -155,13 +152,10 @@ pub(crate) fn transpose(
         .map(|&p| operand.dimensions()[p as usize])
         .collect();
     expect_dims(instr, shape, &permuted)?;
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; rank];
-    index::for_each_index(&shape.dimensions, |idx| {
+    let out = read_each(operand, shape, |idx, source| {
         for (k, &p) in perm.iter().enumerate() {
             source[p as usize] = idx[k];
         }
-        out.set_bits(idx, operand.get_bits(&source));
     });
     Ok(Literal::Array(out))
 }
@@ -190,9 +184,7 @@ pub(crate) fn reverse(
         reversed[d] = true;
     }
     let dims = &shape.dimensions;
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; rank];
-    index::for_each_index(dims, |idx| {
+    let out = read_each(operand, shape, |idx, source| {
         for d in 0..rank {
             source[d] = if reversed[d] {
                 dims[d] - 1 - idx[d]
@@ -200,7 +192,6 @@ pub(crate) fn reverse(
                 idx[d]
             };
         }
-        out.set_bits(idx, operand.get_bits(&source));
     });
     Ok(Literal::Array(out))
 }

@@ -2,7 +2,7 @@
 //! 004, DynamicSlice), `dynamic-update-slice` (seed 004, DynamicUpdateSlice), `pad` (seed 004,
 //! Pad) and `concatenate` (seed 004, Concatenate).
 
-use super::{dimension, expect_dims, integer_at, ints, invalid, same_type};
+use super::{dimension, expect_dims, integer_at, ints, invalid, read_each, same_type};
 use crate::interpreter::{array, result_array_shape, Context};
 use conformance_spec::hlo::ir::HloInstruction;
 use conformance_spec::index;
@@ -45,13 +45,10 @@ pub(crate) fn slice(
         sizes.push((s.limit - s.start + s.stride - 1) / s.stride);
     }
     expect_dims(instr, shape, &sizes)?;
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; dims.len()];
-    index::for_each_index(&sizes, |idx| {
+    let out = read_each(operand, shape, |idx, source| {
         for (d, s) in spec.iter().enumerate() {
             source[d] = s.start + idx[d] * s.stride;
         }
-        out.set_bits(idx, operand.get_bits(&source));
     });
     Ok(Literal::Array(out))
 }
@@ -135,13 +132,10 @@ pub(crate) fn dynamic_slice(
     }
     expect_dims(instr, shape, sizes)?;
     let starts = clamped_starts(instr, operands, 1, dims, sizes)?;
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let mut source = vec![0i64; dims.len()];
-    index::for_each_index(sizes, |idx| {
+    let out = read_each(operand, shape, |idx, source| {
         for d in 0..idx.len() {
             source[d] = starts[d] + idx[d];
         }
-        out.set_bits(idx, operand.get_bits(&source));
     });
     Ok(Literal::Array(out))
 }
