@@ -10,6 +10,7 @@ use crate::layout;
 use crate::parallel::Exec;
 use crate::value::Value;
 use crate::Fast;
+use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::{BackendError, HloModule, Literal, Opcode, Shape};
 
@@ -145,10 +146,22 @@ fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>,
                 let same_bytes = layout::same_physical_layout(a.shape(), s)
                     && (!s.layout.is_padded()
                         || a.shape().layout.padding_value == s.layout.padding_value);
-                match a.view_as(s.clone()) {
-                    Some(v) if same_bytes => Ok(Value::Array(v)),
-                    _ => data_movement::relayout(&a, s, exec.parallel(a.shape().element_count())),
-                }
+                let v = match a.view_as(s.clone()) {
+                    Some(v) if same_bytes => v,
+                    _ => match data_movement::relayout(
+                        &a,
+                        s,
+                        exec.parallel(a.shape().element_count()),
+                    )? {
+                        Value::Array(r) => r,
+                        _ => return Err(BackendError::Failure("relayout gives an array".into())),
+                    },
+                };
+                // Runtime sizes (seed 004, SetDimensionSize) stay with the values.
+                Ok(Value::Array(v.with_runtime_sizes(
+                    s.clone(),
+                    a.logical_dimensions().to_vec(),
+                )))
             } else {
                 Err(BackendError::Invalid(format!(
                     "value of shape {} where {s} is declared",
@@ -176,15 +189,111 @@ fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>,
     }
 }
 
+/// True when an operand of `instr` is a dynamic value that `instr` acts on through its logical
+/// array ([`dynamic_dimensions`]).
+fn has_runtime_sizes(instr: &HloInstruction, operands: &[Value<'_>]) -> bool {
+    !dynamic_dimensions::passes_values_through(instr.opcode)
+        && operands
+            .iter()
+            .any(|o| matches!(o, Value::Array(a) if a.runtime_sizes().is_some()))
+}
+
+/// Evaluates `instr` on the logical arrays of its operands (seed 004, SetDimensionSize; rules in
+/// [`dynamic_dimensions::logical_form`]): cuts each operand to its leading block, runs the static
+/// instruction, and embeds the result in the declared shape with its dimensions as runtime sizes.
+///
+/// Errors: [`BackendError::Invalid`] for tuple operands or runtime sizes the instruction does not
+/// accept; the static evaluation's errors.
+fn eval_logical<'a>(
+    module: &'a HloModule,
+    comp: &'a HloComputation,
+    instr: &'a HloInstruction,
+    operands: Vec<Value<'a>>,
+    args: &[Value<'a>],
+    exec: Exec,
+    depth: usize,
+) -> Result<Value<'a>, BackendError> {
+    let shapes = operands
+        .iter()
+        .map(|v| match v {
+            Value::Array(a) => Ok((a.shape(), a.logical_dimensions())),
+            Value::Splat { shape, .. } => Ok((shape, shape.dimensions.as_slice())),
+            _ => Err(BackendError::Invalid(format!(
+                "{}: a tuple operand beside a dynamic one",
+                instr.opcode
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: Vec<dynamic_dimensions::OperandSizes> = shapes
+        .iter()
+        .map(|&(bound, logical)| dynamic_dimensions::OperandSizes { bound, logical })
+        .collect();
+    let form = dynamic_dimensions::logical_form(instr, &sizes)
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let blocks = operands
+        .iter()
+        .zip(&form.operand_dimensions)
+        .map(|(v, dims)| match v {
+            Value::Array(a) => data_movement::dynamic_size::leading_block(
+                a,
+                dims,
+                exec.parallel(a.shape().element_count()),
+            ),
+            Value::Splat { shape, bits } => {
+                let mut shape = shape.clone();
+                shape.dimensions.clone_from(dims);
+                Ok(Value::Splat { shape, bits: *bits })
+            }
+            _ => Err(BackendError::Failure("operands were checked above".into())),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let logical = eval_instruction(module, comp, &form.instruction, blocks, args, exec, depth)?;
+    embed(logical, &instr.shape, exec)
+}
+
+/// A logical result placed at the origin of the declared shape, leaf by leaf (a new buffer).
+fn embed<'a>(value: Value<'_>, shape: &Shape, exec: Exec) -> Result<Value<'a>, BackendError> {
+    match (value, shape) {
+        (Value::Tuple(items), Shape::Tuple(shapes)) if items.len() == shapes.len() => {
+            Ok(Value::Tuple(
+                items
+                    .into_iter()
+                    .zip(shapes)
+                    .map(|(v, s)| embed(v, s, exec))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
+        (v @ (Value::Array(_) | Value::Splat { .. }), Shape::Array(bound)) => {
+            let a = match v {
+                Value::Array(a) => a,
+                Value::Splat { shape, bits } => match Value::owned(layout::splat(shape, bits)?) {
+                    Value::Array(a) => a,
+                    _ => return Err(BackendError::Failure("owned gives an array".into())),
+                },
+                _ => return Err(BackendError::Failure("matched above".into())),
+            };
+            data_movement::dynamic_size::embed(&a, bound, exec.parallel(bound.element_count()))
+                .map(Value::Array)
+        }
+        (v, s) => Err(BackendError::Invalid(format!(
+            "the logical result {:?} does not fit the declared shape {s}",
+            v.array_shape().map(ToString::to_string)
+        ))),
+    }
+}
+
 fn eval_instruction<'a>(
     module: &'a HloModule,
-    _comp: &'a HloComputation,
+    comp: &'a HloComputation,
     instr: &'a HloInstruction,
     owned: Vec<Value<'a>>,
     args: &[Value<'a>],
     exec: Exec,
     depth: usize,
 ) -> Result<Value<'a>, BackendError> {
+    if has_runtime_sizes(instr, &owned) {
+        return eval_logical(module, comp, instr, owned, args, exec, depth);
+    }
     if data_movement::is_data_movement(instr.opcode) {
         if depth >= MAX_CALL_DEPTH {
             return Err(BackendError::Invalid(format!(
@@ -288,18 +397,9 @@ fn eval_instruction<'a>(
         }
         Opcode::Copy => {
             // A layout-changing copy is a relayout (cache-blocked when the layouts transpose each
-            // other); runtime dimension sizes (set-dimension-size) are kept.
+            // other).
             arity(1)?;
-            let v = conform(operands[0].clone(), &instr.shape, exec)?;
-            Ok(match (operands[0], v) {
-                (Value::Array(a), Value::Array(r)) => match a.runtime_sizes() {
-                    Some(sizes) => {
-                        Value::Array(r.with_runtime_sizes(r.shape().clone(), sizes.to_vec()))
-                    }
-                    None => Value::Array(r),
-                },
-                (_, v) => v,
-            })
+            conform(operands[0].clone(), &instr.shape, exec)
         }
         op if elementwise::is_elementwise(op) => {
             let out = elementwise::evaluate(instr, operands, exec)?;

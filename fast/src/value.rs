@@ -69,13 +69,15 @@ impl<'a> ArrayRef<'a> {
         })
     }
 
-    /// The same array with its runtime dimension sizes set (`set-dimension-size`).
+    /// The same array seen under `shape` (same physical bytes) with runtime dimension sizes
+    /// `sizes` (elements, one per dimension, each at most its bound: checked by the callers);
+    /// sizes equal to the bounds make the value static (seed 004, SetDimensionSize).
     pub(crate) fn with_runtime_sizes(&self, shape: ArrayShape, sizes: Vec<i64>) -> ArrayRef<'a> {
         let mut a = self.clone();
+        a.runtime_sizes = (sizes != shape.dimensions).then(|| sizes.into());
         if a.shape() != &shape {
             a.view = Some(Arc::new(shape));
         }
-        a.runtime_sizes = Some(sizes.into());
         a
     }
 
@@ -84,11 +86,11 @@ impl<'a> ArrayRef<'a> {
         self.runtime_sizes.as_deref()
     }
 
-    /// The runtime size of each dimension: as set by `set-dimension-size`, else the shape's.
-    pub(crate) fn runtime_size(&self, dimension: usize) -> Option<i64> {
+    /// The sizes of the logical array: the runtime sizes when set, else the static ones.
+    pub(crate) fn logical_dimensions(&self) -> &[i64] {
         match &self.runtime_sizes {
-            Some(s) => s.get(dimension).copied(),
-            None => self.shape().dimensions.get(dimension).copied(),
+            Some(s) => s,
+            None => self.dimensions(),
         }
     }
 
@@ -136,19 +138,26 @@ impl<'a> ArrayRef<'a> {
         ))
     }
 
-    /// The array as a literal of its shape (the buffer is moved when uniquely owned, else copied).
+    /// The array as a literal of its shape, runtime sizes included (the buffer is moved when
+    /// uniquely owned, else copied).
     pub(crate) fn into_array_literal(self) -> ArrayLiteral {
         let lit = match self.storage {
             Storage::Borrowed(a) => a.clone(),
             Storage::Shared(a) => Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()),
         };
-        match self.view {
+        let lit = match self.view {
             None => lit,
             Some(shape) => {
                 let (_, data) = lit.into_parts();
                 ArrayLiteral::from_physical_bytes((*shape).clone(), data)
                     .expect("a view has its storage's physical size")
             }
+        };
+        match self.runtime_sizes {
+            None => lit,
+            Some(sizes) => lit
+                .with_runtime_dimensions(&sizes)
+                .expect("runtime sizes are checked against the bounds when set"),
         }
     }
 
@@ -193,7 +202,7 @@ impl<'a> Value<'a> {
             Literal::Array(a) => Value::Array(ArrayRef {
                 storage: Storage::Borrowed(a),
                 view: None,
-                runtime_sizes: None,
+                runtime_sizes: a.runtime_dimensions().map(Arc::from),
             }),
             Literal::Tuple(t) => Value::Tuple(t.iter().map(Value::borrow).collect()),
             Literal::Token => Value::Token,

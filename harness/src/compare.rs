@@ -228,6 +228,15 @@ fn compare_arrays(
         out.record(shape_diff(path, &a, &b));
         return;
     }
+    if e.logical_dimensions() != g.logical_dimensions() {
+        // Dynamic values (seed 004, SetDimensionSize): the runtime sizes are part of the value.
+        out.record(shape_diff(
+            path,
+            &format!("runtime sizes {:?}", e.logical_dimensions()),
+            &format!("runtime sizes {:?}", g.logical_dimensions()),
+        ));
+        return;
+    }
     let ty = e.element_type();
     let e_bits = e.logical_bits();
     let g_bits = g.logical_bits();
@@ -235,6 +244,10 @@ fn compare_arrays(
     index::for_each_index(e.dimensions(), |idx| {
         let k = position;
         position += 1;
+        if !e.is_logical_index(idx) {
+            // Beyond a runtime size: padding of a dynamic value, unspecified.
+            return;
+        }
         let widened;
         let budget = match mask.get(k).cloned().unwrap_or_default() {
             Allowance::Masked => {
@@ -547,6 +560,32 @@ mod tests {
 
     fn exact() -> Budget {
         Budget::default()
+    }
+
+    #[test]
+    fn dynamic_values_compare_runtime_sizes_and_the_logical_array_only() {
+        let dynamic = |v: &[f32], size: i64| -> Literal {
+            let Literal::Array(a) = f32lit(v) else {
+                unreachable!()
+            };
+            a.with_runtime_dimensions(&[size]).unwrap().into()
+        };
+        let e = dynamic(&[1., 2., 3., 4.], 2);
+        // Different padding contents: equal.
+        let c = compare(&e, &dynamic(&[1., 2., 7., 8.], 2), &exact(), &[]);
+        assert!(c.diffs.is_empty(), "{:?}", c.diffs);
+        assert_eq!(c.compared, 2);
+        // A logical element differs.
+        let c = compare(&e, &dynamic(&[1., 5., 3., 4.], 2), &exact(), &[]);
+        assert_eq!(c.diffs.len(), 1);
+        assert_eq!(c.diffs[0].index, vec![1]);
+        // Different runtime sizes, or a static result where a dynamic one is expected.
+        for got in [dynamic(&[1., 2., 3., 4.], 3), f32lit(&[1., 2., 3., 4.])] {
+            let c = compare(&e, &got, &exact(), &[]);
+            assert_eq!(c.diffs.len(), 1);
+            assert_eq!(c.diffs[0].class, DiffClass::Shape);
+            assert!(c.diffs[0].expected.contains("runtime sizes [2]"));
+        }
     }
 
     #[test]

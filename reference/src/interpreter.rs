@@ -9,8 +9,9 @@
 //! (any `minor_to_major`, any padding): elements are addressed by multi-index or by physical
 //! position computed from the layout, never by assuming row-major order.
 
-use crate::data_movement::{self, dynamic_size};
+use crate::data_movement;
 use crate::elementwise;
+use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
 use conformance_spec::literal::{ArrayLiteral, Literal};
@@ -167,18 +168,11 @@ fn validate(shape: &ArrayShape) -> Result<(), BackendError> {
 fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, BackendError> {
     check_arguments(computation, ctx.args)?;
     let mut values: Vec<Option<Literal>> = Vec::with_capacity(computation.instructions.len());
-    // The runtime sizes of dynamic dimensions of every value (seed 004, SetDimensionSize).
-    let mut sizes: Vec<dynamic_size::RuntimeSizes> =
-        Vec::with_capacity(computation.instructions.len());
     for (i, instr) in computation.instructions.iter().enumerate() {
         let mut operands = Vec::with_capacity(instr.operands.len());
-        let mut operand_sizes = Vec::with_capacity(instr.operands.len());
         for &o in &instr.operands {
             match values.get(o).and_then(Option::as_ref) {
-                Some(v) if o < i => {
-                    operands.push(v);
-                    operand_sizes.push(&sizes[o]);
-                }
+                Some(v) if o < i => operands.push(v),
                 _ => {
                     return invalid(format!(
                         "`{}` in `{}` uses operand #{o}, which is not defined before it",
@@ -187,17 +181,12 @@ fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, Back
                 }
             }
         }
-        let value = if instr.opcode == Opcode::GetDimensionSize {
-            dynamic_size::get_dimension_size(instr, &operands, &operand_sizes)
+        let value = if has_runtime_sizes(instr, &operands) {
+            eval_logical(ctx, instr, &operands)
         } else {
             eval_instruction(ctx, instr, &operands)
         }
         .map_err(|e| annotate(e, instr))?;
-        sizes.push(dynamic_size::runtime_sizes(
-            instr,
-            &operands,
-            &operand_sizes,
-        ));
         values.push(Some(value));
     }
     match values.get_mut(computation.root).and_then(Option::take) {
@@ -205,6 +194,68 @@ fn evaluate(ctx: &Context, computation: &HloComputation) -> Result<Literal, Back
         None => invalid(format!(
             "computation `{}`: root index {} is out of range",
             computation.name, computation.root
+        )),
+    }
+}
+
+/// True when an operand of `instr` is a dynamic value that `instr` acts on through its logical
+/// array (see [`dynamic_dimensions`]).
+fn has_runtime_sizes(instr: &HloInstruction, operands: &[&Literal]) -> bool {
+    !dynamic_dimensions::passes_values_through(instr.opcode)
+        && operands
+            .iter()
+            .any(|o| matches!(o, Literal::Array(a) if a.runtime_dimensions().is_some()))
+}
+
+/// Evaluates `instr` on the logical arrays of its operands (seed 004, SetDimensionSize; the
+/// rules are [`dynamic_dimensions::logical_form`]) and embeds the result in the declared shape,
+/// with the result's dimensions as runtime sizes.
+///
+/// Errors: [`BackendError::Invalid`] when an operand is not an array or the instruction is not
+/// valid for the runtime sizes; the static evaluation's errors.
+fn eval_logical(
+    ctx: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let arrays = (0..operands.len())
+        .map(|i| array(instr, operands, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: Vec<dynamic_dimensions::OperandSizes> = arrays
+        .iter()
+        .map(|a| dynamic_dimensions::OperandSizes {
+            bound: a.shape(),
+            logical: a.logical_dimensions(),
+        })
+        .collect();
+    let form = dynamic_dimensions::logical_form(instr, &sizes)
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let blocks = arrays
+        .iter()
+        .zip(&form.operand_dimensions)
+        .map(|(a, dims)| a.leading_block(dims).map(Literal::Array))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let refs: Vec<&Literal> = blocks.iter().collect();
+    let logical = eval_instruction(ctx, &form.instruction, &refs)?;
+    embed(logical, &instr.shape)
+}
+
+/// Places a logical result at the origin of the declared shape, leaf by leaf.
+fn embed(value: Literal, shape: &Shape) -> Result<Literal, BackendError> {
+    match (value, shape) {
+        (Literal::Array(a), Shape::Array(bound)) => ArrayLiteral::embed(&a, bound.clone())
+            .map(Literal::Array)
+            .map_err(|e| BackendError::Invalid(format!("{e} (declared shape {shape})"))),
+        (Literal::Tuple(items), Shape::Tuple(shapes)) if items.len() == shapes.len() => items
+            .into_iter()
+            .zip(shapes)
+            .map(|(v, s)| embed(v, s))
+            .collect::<Result<_, _>>()
+            .map(Literal::Tuple),
+        (v, _) => invalid(format!(
+            "the logical result `{}` does not fit the declared shape `{shape}`",
+            v.shape()
         )),
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod catalog;
+pub mod dynamic_dimensions;
 pub mod element_type;
 pub mod hlo;
 pub mod index;

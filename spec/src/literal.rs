@@ -12,10 +12,17 @@ use crate::shape::{ArrayShape, Shape};
 use std::fmt;
 
 /// An array value: shape (with layout) and the elements' bytes in physical order.
+///
+/// A value whose dimensions are dynamic (seed 004, SetDimensionSize) keeps the buffer of its
+/// static bound (`shape`) and carries its runtime sizes beside it, as XLA's literals do: the value
+/// is the *logical array* of the runtime sizes, stored at the origin of the bound; elements beyond
+/// a runtime size are padding whose contents are unspecified (see [`ArrayLiteral::logical_array`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayLiteral {
     shape: ArrayShape,
     data: Vec<u8>,
+    /// Runtime size per dimension, in elements; `None` when every dimension has its bound size.
+    runtime_dimensions: Option<Vec<i64>>,
 }
 
 /// A value of any shape: an array, a tuple of values, or a token.
@@ -37,6 +44,9 @@ pub enum LiteralError {
     Kind(ElementType),
     #[error("invalid shape: {0}")]
     Shape(#[from] crate::shape::ShapeError),
+    /// Runtime sizes that are not one per dimension within `[0, bound]`.
+    #[error("runtime sizes {sizes:?} do not fit the bounds {bounds:?}")]
+    RuntimeSizes { sizes: Vec<i64>, bounds: Vec<i64> },
 }
 
 /// The bits that fill padding positions for a padding value (seed 000, `padding_value`).
@@ -81,6 +91,7 @@ impl ArrayLiteral {
         let mut lit = ArrayLiteral {
             data: vec![0u8; physical * width],
             shape,
+            runtime_dimensions: None,
         };
         lit.fill_padding();
         lit
@@ -117,7 +128,11 @@ impl ArrayLiteral {
                 expected,
             });
         }
-        Ok(ArrayLiteral { shape, data })
+        Ok(ArrayLiteral {
+            shape,
+            data,
+            runtime_dimensions: None,
+        })
     }
 
     /// Builds a float literal from `f64` values (logical row-major), each rounded to nearest-even
@@ -171,8 +186,98 @@ impl ArrayLiteral {
         self.shape.element_type
     }
 
+    /// The static sizes (for a dynamic dimension, its bound), in elements.
     pub fn dimensions(&self) -> &[i64] {
         &self.shape.dimensions
+    }
+
+    /// The runtime sizes set on a dynamic value (one per dimension, elements), or `None` when
+    /// every dimension has its static size (seed 004, SetDimensionSize).
+    pub fn runtime_dimensions(&self) -> Option<&[i64]> {
+        self.runtime_dimensions.as_deref()
+    }
+
+    /// The sizes of the logical array: the runtime sizes when set, else the static ones.
+    pub fn logical_dimensions(&self) -> &[i64] {
+        self.runtime_dimensions
+            .as_deref()
+            .unwrap_or(&self.shape.dimensions)
+    }
+
+    /// The same buffer with runtime sizes `sizes` (elements, one per dimension, each in
+    /// `[0, bound]`); sizes equal to the bounds make the value static again.
+    ///
+    /// Errors: [`LiteralError::RuntimeSizes`] when the count or a size does not fit.
+    pub fn with_runtime_dimensions(mut self, sizes: &[i64]) -> Result<ArrayLiteral, LiteralError> {
+        let bounds = &self.shape.dimensions;
+        if sizes.len() != bounds.len() || sizes.iter().zip(bounds).any(|(&s, &b)| s < 0 || s > b) {
+            return Err(LiteralError::RuntimeSizes {
+                sizes: sizes.to_vec(),
+                bounds: bounds.clone(),
+            });
+        }
+        self.runtime_dimensions = (sizes != bounds.as_slice()).then(|| sizes.to_vec());
+        Ok(self)
+    }
+
+    /// The logical array of a dynamic value as a static literal (dimensions = the runtime sizes,
+    /// same element type and layout); a static value is returned as it is.
+    pub fn logical_array(&self) -> ArrayLiteral {
+        match &self.runtime_dimensions {
+            None => self.clone(),
+            Some(sizes) => self
+                .leading_block(sizes)
+                .expect("runtime sizes are checked against the bounds when set"),
+        }
+    }
+
+    /// The static array of the elements at indices below `sizes` (one per dimension, each at
+    /// most the dimension's size): a slice starting at the origin, same element type and layout.
+    ///
+    /// Errors: [`LiteralError::RuntimeSizes`] when `sizes` has the wrong rank or exceeds the
+    /// dimensions.
+    pub fn leading_block(&self, sizes: &[i64]) -> Result<ArrayLiteral, LiteralError> {
+        if sizes.len() != self.shape.rank()
+            || sizes
+                .iter()
+                .zip(&self.shape.dimensions)
+                .any(|(&s, &d)| s < 0 || s > d)
+        {
+            return Err(LiteralError::RuntimeSizes {
+                sizes: sizes.to_vec(),
+                bounds: self.shape.dimensions.clone(),
+            });
+        }
+        let mut shape = self.shape.clone();
+        shape.dimensions = sizes.to_vec();
+        shape.dynamic_dimensions = vec![false; sizes.len()];
+        let mut out = ArrayLiteral::zeros(shape);
+        index::for_each_index(sizes, |idx| out.set_bits(idx, self.get_bits(idx)));
+        Ok(out)
+    }
+
+    /// Places the static array `logical` at the origin of a zero array of shape `bound` and sets
+    /// the runtime sizes to `logical`'s dimensions (seed 004, SetDimensionSize: the inverse of
+    /// [`ArrayLiteral::logical_array`]).
+    ///
+    /// Errors: [`LiteralError::RuntimeSizes`] when the element type or rank differs or a
+    /// dimension of `logical` exceeds its bound.
+    pub fn embed(logical: &ArrayLiteral, bound: ArrayShape) -> Result<ArrayLiteral, LiteralError> {
+        let sizes = logical.logical_dimensions().to_vec();
+        if logical.element_type() != bound.element_type {
+            return Err(LiteralError::Kind(bound.element_type));
+        }
+        let mut out = ArrayLiteral::zeros(bound).with_runtime_dimensions(&sizes)?;
+        index::for_each_index(&sizes, |idx| out.set_bits(idx, logical.get_bits(idx)));
+        Ok(out)
+    }
+
+    /// True when `index` lies inside the runtime sizes (always for a static value).
+    pub fn is_logical_index(&self, index: &[i64]) -> bool {
+        match &self.runtime_dimensions {
+            None => true,
+            Some(sizes) => index.iter().zip(sizes).all(|(&i, &s)| i < s),
+        }
     }
 
     /// The physical buffer (padding included), little-endian elements.
@@ -184,6 +289,7 @@ impl ArrayLiteral {
         &mut self.data
     }
 
+    /// The static shape and the physical buffer (runtime sizes, if any, are dropped).
     pub fn into_parts(self) -> (ArrayShape, Vec<u8>) {
         (self.shape, self.data)
     }
@@ -241,10 +347,12 @@ impl ArrayLiteral {
             .collect()
     }
 
-    /// The same values in another layout (padding filled per the new layout's padding value).
+    /// The same values in another layout (padding filled per the new layout's padding value;
+    /// runtime sizes kept).
     pub fn relayout(&self, layout: Layout) -> ArrayLiteral {
         let shape = self.shape.clone().with_layout(layout);
         let mut out = ArrayLiteral::zeros(shape);
+        out.runtime_dimensions.clone_from(&self.runtime_dimensions);
         let from = index::physical_positions(&self.shape);
         let to = index::physical_positions(&out.shape);
         for (&f, &t) in from.iter().zip(&to) {
@@ -254,9 +362,17 @@ impl ArrayLiteral {
         out
     }
 
-    /// Same element type, dimensions and element bits at every multi-index (layouts may differ).
+    /// Same element type, dimensions and element bits at every multi-index (layouts may differ);
+    /// for dynamic values, same runtime sizes and bits inside them.
     pub fn logical_eq(&self, other: &ArrayLiteral) -> bool {
-        self.shape.compatible(&other.shape) && self.logical_bits() == other.logical_bits()
+        if !self.shape.compatible(&other.shape) {
+            return false;
+        }
+        if self.runtime_dimensions.is_none() && other.runtime_dimensions.is_none() {
+            return self.logical_bits() == other.logical_bits();
+        }
+        self.logical_dimensions() == other.logical_dimensions()
+            && self.logical_array().logical_bits() == other.logical_array().logical_bits()
     }
 
     /// Writes the padding positions with the layout's padding value.
@@ -394,8 +510,23 @@ fn plain_or_exponent(v: f64) -> String {
 }
 
 impl fmt::Display for ArrayLiteral {
-    /// `f32[2,3] {{1, 2, 3}, {4, 5, 6}}` (layout omitted when default).
+    /// `f32[2,3] {{1, 2, 3}, {4, 5, 6}}` (layout omitted when default). A dynamic value prints
+    /// its bound shape and its logical array, as XLA does: `f32[<=10] {1, 2, 3, 4, 5}` for
+    /// runtime size 5 (the HLO parser reads the runtime sizes back from the element counts).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(sizes) = &self.runtime_dimensions {
+            let mut shape = self.shape.clone();
+            for (d, flag) in shape.dynamic_dimensions.iter_mut().enumerate() {
+                *flag |= sizes[d] != shape.dimensions[d];
+            }
+            if shape.layout.is_default_for_rank(shape.rank()) {
+                shape.fmt_without_layout(f)?;
+            } else {
+                write!(f, "{shape}")?;
+            }
+            f.write_str(" ")?;
+            return self.logical_array().fmt_values(f);
+        }
         if self.shape.layout.is_default_for_rank(self.shape.rank()) {
             self.shape.fmt_without_layout(f)?;
         } else {
@@ -496,6 +627,41 @@ mod tests {
         assert!(col.logical_eq(&lit));
         assert_ne!(col.data(), lit.data());
         assert_eq!(col.get_bits(&[1, 2]), 6f32.to_bits() as u128);
+    }
+
+    #[test]
+    fn runtime_sizes_select_the_logical_array() {
+        let lit = f32s(vec![2, 3], &[1., 2., 3., 4., 5., 6.]).relayout(Layout::new(vec![0, 1]));
+        let d = lit.clone().with_runtime_dimensions(&[2, 2]).unwrap();
+        assert_eq!(d.runtime_dimensions(), Some(&[2, 2][..]));
+        assert_eq!(d.logical_dimensions(), &[2, 2]);
+        assert_eq!(d.logical_array().to_f64s().unwrap(), vec![1., 2., 4., 5.]);
+        assert_eq!(d.to_string(), "f32[2,<=3]{0,1} {{1, 2}, {4, 5}}");
+        let back = crate::hlo::parse_literal(&d.to_string()).unwrap();
+        assert_eq!(
+            back.as_array().unwrap().runtime_dimensions(),
+            Some(&[2, 2][..])
+        );
+        assert!(back.as_array().unwrap().logical_eq(&d));
+        assert!(!d.logical_eq(&lit));
+        // Elements beyond the runtime sizes do not count.
+        let mut other = d.clone();
+        other.set_bits(&[1, 2], 99f32.to_bits() as u128);
+        assert!(other.logical_eq(&d));
+        other.set_bits(&[1, 1], 99f32.to_bits() as u128);
+        assert!(!other.logical_eq(&d));
+        // Embedding the logical array again gives the same value.
+        let again = ArrayLiteral::embed(&d.logical_array(), lit.shape().clone()).unwrap();
+        assert!(again.logical_eq(&d));
+        assert!(d.is_logical_index(&[1, 1]) && !d.is_logical_index(&[0, 2]));
+        // Sizes equal to the bounds make the value static; sizes beyond them are errors.
+        let full = lit.clone().with_runtime_dimensions(&[2, 3]).unwrap();
+        assert_eq!(full.runtime_dimensions(), None);
+        assert!(matches!(
+            lit.clone().with_runtime_dimensions(&[3, 1]),
+            Err(LiteralError::RuntimeSizes { .. })
+        ));
+        assert!(lit.with_runtime_dimensions(&[1]).is_err());
     }
 
     #[test]

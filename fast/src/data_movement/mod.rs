@@ -8,7 +8,7 @@
 //! filled with the layout's padding value (seed 000). Copies go through the engine of [`plan`].
 
 mod broadcast;
-mod dynamic_size;
+pub(crate) mod dynamic_size;
 mod gather;
 mod iota;
 pub(crate) mod plan;

@@ -1,22 +1,19 @@
 //! `get-dimension-size` and `set-dimension-size` (seed 004, GetDimensionSize, SetDimensionSize).
 //!
-//! A literal holds the elements of its static bound; the runtime size of a dynamic dimension is
-//! tracked beside the values by the interpreter ([`RuntimeSizes`], one per evaluated instruction):
-//! `set-dimension-size` records it (and passes its operand through unchanged — seed 004: "passes
-//! the operand through as the result, with the dynamic dimension tracked by the compiler"),
-//! `copy` keeps its operand's, and `get-dimension-size` reads it, or the static size of a
-//! dimension that has none recorded. Other operations do not propagate runtime sizes.
+//! A dynamic value is a literal with runtime sizes ([`ArrayLiteral::runtime_dimensions`]): the
+//! buffer of the static bound, and the logical array inside the sizes. `set-dimension-size`
+//! passes its operand through with one size set (seed 004: "passes the operand through as the
+//! result, with the dynamic dimension tracked by the compiler"), `get-dimension-size` reads it;
+//! every other operation acts on logical arrays ([`conformance_spec::dynamic_dimensions`], run by
+//! the interpreter), so sizes travel through the whole program, tuples included.
 
 use super::{dimension, ints, invalid, same_type};
 use crate::interpreter::{array, result_array_shape, Context};
 use conformance_spec::element_type::ElementType;
-use conformance_spec::hlo::ir::{HloInstruction, Opcode};
+use conformance_spec::hlo::ir::HloInstruction;
 use conformance_spec::index;
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::BackendError;
-
-/// Per dimension of a value, its runtime size when one was set (empty for values without any).
-pub type RuntimeSizes = Vec<Option<i64>>;
 
 /// The single dimension of `dimensions={d}`.
 fn the_dimension(instr: &HloInstruction, rank: usize) -> Result<usize, BackendError> {
@@ -26,38 +23,6 @@ fn the_dimension(instr: &HloInstruction, rank: usize) -> Result<usize, BackendEr
             "{}: dimensions={other:?} must name one dimension",
             instr.opcode
         )),
-    }
-}
-
-/// The runtime sizes of `instr`'s value, from its operands' (see the module docs).
-pub(crate) fn runtime_sizes(
-    instr: &HloInstruction,
-    operands: &[&Literal],
-    operand_sizes: &[&RuntimeSizes],
-) -> RuntimeSizes {
-    match instr.opcode {
-        Opcode::Copy => operand_sizes
-            .first()
-            .map(|s| (*s).clone())
-            .unwrap_or_default(),
-        Opcode::SetDimensionSize => {
-            let (Ok(operand), Ok(size)) = (array(instr, operands, 0), array(instr, operands, 1))
-            else {
-                return Vec::new();
-            };
-            let rank = operand.dimensions().len();
-            let (Ok(d), Some(v)) = (the_dimension(instr, rank), scalar_size(size)) else {
-                return Vec::new();
-            };
-            let mut sizes = operand_sizes
-                .first()
-                .map(|s| (*s).clone())
-                .unwrap_or_default();
-            sizes.resize(rank, None);
-            sizes[d] = Some(v);
-            sizes
-        }
-        _ => Vec::new(),
     }
 }
 
@@ -72,14 +37,14 @@ fn scalar_size(size: &ArrayLiteral) -> Option<i64> {
 }
 
 /// `get-dimension-size` (seed 004, GetDimensionSize): `dimensions={d}`; the result is `s32[]`,
-/// the runtime size of dimension `d` of the operand when one was set, else its static size.
+/// the runtime size of dimension `d` of the operand when it is dynamic, else its static size.
 ///
 /// Errors: [`BackendError::Invalid`] when the operand is not an array, `d` is out of range, or
 /// the result is not `s32[]`.
 pub(crate) fn get_dimension_size(
+    _: &Context,
     instr: &HloInstruction,
     operands: &[&Literal],
-    operand_sizes: &[&RuntimeSizes],
 ) -> Result<Literal, BackendError> {
     let operand = array(instr, operands, 0)?;
     let shape = result_array_shape(instr)?;
@@ -89,23 +54,11 @@ pub(crate) fn get_dimension_size(
         ));
     }
     let d = the_dimension(instr, operand.dimensions().len())?;
-    let size = operand_sizes
-        .first()
-        .and_then(|s| s.get(d).copied().flatten())
-        .unwrap_or(operand.dimensions()[d]);
+    let size = operand.logical_dimensions()[d];
     Ok(Literal::Array(ArrayLiteral::scalar_bits(
         ElementType::S32,
         size as u32 as u128,
     )))
-}
-
-/// The table entry of `get-dimension-size` when no runtime sizes are at hand: static sizes.
-pub(crate) fn get_dimension_size_static(
-    _: &Context,
-    instr: &HloInstruction,
-    operands: &[&Literal],
-) -> Result<Literal, BackendError> {
-    get_dimension_size(instr, operands, &[])
 }
 
 /// `set-dimension-size` (seed 004, SetDimensionSize): operands `(operand, size)` with `size` an
@@ -132,20 +85,26 @@ pub(crate) fn set_dimension_size(
         ));
     }
     let bound = operand.dimensions()[d];
-    match scalar_size(size) {
-        Some(v) if (0..=bound).contains(&v) => {}
+    let new_size = match scalar_size(size) {
+        Some(v) if (0..=bound).contains(&v) => v,
         other => {
             return invalid(format!(
                 "set-dimension-size: size {other:?} of dimension {d} is outside [0, {bound}] (or not a scalar)"
             ))
         }
-    }
+    };
     super::expect_dims(instr, shape, operand.dimensions())?;
+    // The operand's values (padding included: the data is not touched), in the result's shape,
+    // with the runtime size of `d` replaced (the other dimensions keep theirs).
     let mut out = ArrayLiteral::zeros(shape.clone());
     index::for_each_index(operand.dimensions(), |idx| {
         out.set_bits(idx, operand.get_bits(idx))
     });
-    Ok(Literal::Array(out))
+    let mut sizes = operand.logical_dimensions().to_vec();
+    sizes[d] = new_size;
+    out.with_runtime_dimensions(&sizes)
+        .map(Literal::Array)
+        .map_err(|e| BackendError::Invalid(format!("set-dimension-size: {e}")))
 }
 
 #[cfg(test)]
@@ -162,9 +121,91 @@ mod tests {
         let Literal::Tuple(items) = r else { panic!() };
         assert_eq!(items[0].as_array().unwrap().to_i128s().unwrap(), vec![5]);
         assert_eq!(items[1].as_array().unwrap().to_i128s().unwrap(), vec![10]);
-        assert!(items[2].as_array().unwrap().logical_eq(&v));
+        let dynamic = items[2].as_array().unwrap();
+        assert_eq!(dynamic.runtime_dimensions(), Some(&[5][..]));
+        assert!(dynamic
+            .logical_array()
+            .logical_eq(&v.leading_block(&[5]).unwrap()));
         let e = run(hlo, &[v.into(), s32(11)]);
         assert!(matches!(e, Err(BackendError::Invalid(_))), "{e:?}");
+    }
+
+    /// Runs `body` (HLO lines using `x`, a dynamic view of parameter `p` = s32[2,<=6] numbered
+    /// 0..12 in row-major order, with runtime size `n` in dimension 1) and returns the root.
+    fn dynamic(body: &str, n: i32) -> Literal {
+        let hlo = format!(
+            "HloModule m\nENTRY e {{\n  p = s32[2,6]{{0,1}} parameter(0)\n  n = s32[] parameter(1)\n  x = s32[2,<=6]{{1,0}} set-dimension-size(p, n), dimensions={{1}}\n{body}\n}}\n"
+        );
+        let p = numbered("s32[2,6]{0,1}", |k| k as u128);
+        run(&hlo, &[p.into(), s32(n)]).unwrap_or_else(|e| panic!("{e}\n{hlo}"))
+    }
+
+    fn logical(l: &Literal) -> (Vec<i64>, Vec<i128>) {
+        let a = l.as_array().unwrap();
+        (
+            a.logical_dimensions().to_vec(),
+            a.logical_array().to_i128s().unwrap(),
+        )
+    }
+
+    #[test]
+    fn runtime_sizes_travel_through_data_movement_and_tuples() {
+        // Through a tuple and get-tuple-element, then read.
+        let r = dynamic(
+            "  t = (s32[2,<=6], s32[]) tuple(x, n)\n  g = s32[2,<=6] get-tuple-element(t), index=0\n  ROOT s = s32[] get-dimension-size(g), dimensions={1}",
+            4,
+        );
+        assert_eq!(logical(&r).1, vec![4]);
+        // Transpose moves the size to dimension 0.
+        let r = dynamic("  ROOT t = s32[<=6,2] transpose(x), dimensions={1,0}", 3);
+        assert_eq!(logical(&r), (vec![3, 2], vec![0, 6, 1, 7, 2, 8]));
+        // Reverse reverses the valid prefix only (XLA's dynamic padder does the same).
+        let r = dynamic("  ROOT v = s32[2,<=6] reverse(x), dimensions={1}", 3);
+        assert_eq!(logical(&r), (vec![2, 3], vec![2, 1, 0, 8, 7, 6]));
+        // Concatenate packs the valid parts contiguously; sizes add up.
+        let r = dynamic(
+            "  ROOT c = s32[2,<=12] concatenate(x, x), dimensions={1}",
+            2,
+        );
+        assert_eq!(logical(&r), (vec![2, 4], vec![0, 1, 0, 1, 6, 7, 6, 7]));
+        // Reshape of the row-major logical tensor: [2, 2] → [4].
+        let r = dynamic("  ROOT f = s32[<=12] reshape(x)", 2);
+        assert_eq!(logical(&r), (vec![4], vec![0, 1, 6, 7]));
+        // Element-wise with a static operand: the dynamic size wins.
+        let r = dynamic("  ROOT a = s32[2,<=6] add(x, p)", 2);
+        assert_eq!(logical(&r), (vec![2, 2], vec![0, 2, 12, 14]));
+        // Pad: the edges frame the valid data.
+        let r = dynamic(
+            "  z = s32[] constant(-1)\n  ROOT q = s32[2,<=9] pad(x, z), padding=0_0x1_2",
+            1,
+        );
+        assert_eq!(
+            logical(&r),
+            (vec![2, 4], vec![-1, 0, -1, -1, -1, 6, -1, -1])
+        );
+        // A full slice keeps the size; a copy too; setting the bound makes the value static.
+        let r = dynamic(
+            "  s = s32[2,<=6] slice(x), slice={[0:2], [0:6]}\n  c = s32[2,<=6] copy(s)\n  ROOT b = s32[2,6] set-dimension-size(c, n), dimensions={1}",
+            5,
+        );
+        assert_eq!(logical(&r).0, vec![2, 5]);
+        let r = dynamic(
+            "  six = s32[] constant(6)\n  ROOT b = s32[2,6] set-dimension-size(x, six), dimensions={1}",
+            2,
+        );
+        assert_eq!(r.as_array().unwrap().runtime_dimensions(), None);
+    }
+
+    #[test]
+    fn runtime_sizes_that_do_not_fit_are_invalid() {
+        let hlo = "HloModule m\nENTRY e {\n  p = s32[6] parameter(0)\n  n = s32[] parameter(1)\n  x = s32[<=6] set-dimension-size(p, n), dimensions={0}\n  i = s32[] constant(0)\n  ROOT d = s32[4] dynamic-slice(x, i), dynamic_slice_sizes={4}\n}\n";
+        let p = numbered("s32[6]", |k| k as u128);
+        assert!(run(hlo, &[p.clone().into(), s32(5)]).is_ok());
+        let e = run(hlo, &[p.into(), s32(3)]);
+        assert!(
+            matches!(&e, Err(BackendError::Invalid(m)) if m.contains("runtime sizes")),
+            "{e:?}"
+        );
     }
 
     #[test]

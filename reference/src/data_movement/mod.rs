@@ -45,12 +45,7 @@ pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[
     (Opcode::Gather, gather::gather),
     (Opcode::Scatter, scatter::scatter),
     (Opcode::SetDimensionSize, dynamic_size::set_dimension_size),
-    // `get-dimension-size` is evaluated by the interpreter with the runtime sizes of its operand
-    // ([`dynamic_size::get_dimension_size`]); this entry makes it listed and dispatchable.
-    (
-        Opcode::GetDimensionSize,
-        dynamic_size::get_dimension_size_static,
-    ),
+    (Opcode::GetDimensionSize, dynamic_size::get_dimension_size),
 ];
 
 pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {

@@ -171,36 +171,66 @@ fn array_values(c: &mut Cursor, shape: &ArrayShape) -> PResult<ArrayLiteral> {
         ));
     }
     let mut bits = Vec::new();
+    // Per dimension, the element count found (a dynamic dimension's runtime size).
+    let mut counts: Vec<Option<i64>> = vec![None; shape.rank()];
     if shape.dimensions.is_empty() {
         bits.push(element(c, shape.element_type)?);
     } else {
-        nested(c, shape, 0, &mut bits)?;
+        nested(c, shape, 0, &mut bits, &mut counts)?;
     }
-    ArrayLiteral::from_bits(shape.clone(), &bits)
-        .map_err(|e| c.error_at(start, format!("invalid literal: {e}")))
+    let invalid =
+        |e: crate::literal::LiteralError| c.error_at(start, format!("invalid literal: {e}"));
+    if !shape.dynamic_dimensions.contains(&true) {
+        return ArrayLiteral::from_bits(shape.clone(), &bits).map_err(invalid);
+    }
+    // A dynamic value (XLA's form): the values of the logical array, whose sizes give the
+    // runtime sizes of the dynamic dimensions.
+    // Inside an empty dimension a size cannot be seen: it is the bound.
+    let sizes: Vec<i64> = counts
+        .iter()
+        .zip(&shape.dimensions)
+        .map(|(n, &bound)| n.unwrap_or(bound))
+        .collect();
+    let mut logical = shape.clone();
+    logical.dimensions.clone_from(&sizes);
+    logical.dynamic_dimensions = vec![false; sizes.len()];
+    let logical = ArrayLiteral::from_bits(logical, &bits).map_err(invalid)?;
+    ArrayLiteral::embed(&logical, shape.clone()).map_err(invalid)
 }
 
-/// `{ ... }` for dimension `dim` and the ones inside it.
-fn nested(c: &mut Cursor, shape: &ArrayShape, dim: usize, bits: &mut Vec<u128>) -> PResult<()> {
+/// `{ ... }` for dimension `dim` and the ones inside it. A static dimension holds exactly its
+/// size; a dynamic one (`<=N`) up to `N` elements, the same number in every brace
+/// (`counts[dim]`: the runtime size).
+fn nested(
+    c: &mut Cursor,
+    shape: &ArrayShape,
+    dim: usize,
+    bits: &mut Vec<u128>,
+    counts: &mut [Option<i64>],
+) -> PResult<()> {
     let open = c.expect(
         &Tok::LBrace,
         &format!("to open dimension {dim} of `{shape}`"),
     )?;
     c.enter(open.start)?;
     let size = shape.dimensions[dim];
+    let dynamic = shape.dynamic_dimensions.get(dim) == Some(&true);
     let last = dim + 1 == shape.rank();
     let mut count = 0i64;
     loop {
         let t = c.peek()?;
         if t.tok == Tok::RBrace {
-            if count != size {
+            let expected = if dynamic { counts[dim] } else { Some(size) };
+            if expected.is_some_and(|n| n != count) {
                 return Err(c.error_at(
                     t.start,
                     format!(
-                        "expected {size} elements in dimension {dim} of `{shape}`, found {count}"
+                        "expected {} elements in dimension {dim} of `{shape}`, found {count}",
+                        expected.unwrap_or(size)
                     ),
                 ));
             }
+            counts[dim] = Some(count);
             c.pos = t.end;
             break;
         }
@@ -220,7 +250,7 @@ fn nested(c: &mut Cursor, shape: &ArrayShape, dim: usize, bits: &mut Vec<u128>) 
         if last {
             bits.push(element(c, shape.element_type)?);
         } else {
-            nested(c, shape, dim + 1, bits)?;
+            nested(c, shape, dim + 1, bits, counts)?;
         }
         count += 1;
     }

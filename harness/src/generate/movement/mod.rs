@@ -8,6 +8,7 @@
 //! Index operands (dynamic-slice starts, gather and scatter indices) are mostly in range, and
 //! sometimes negative or past the end, to exercise the clamping and skipping rules.
 
+mod dynamic;
 mod indexing;
 mod reshaping;
 mod slicing;
@@ -46,14 +47,15 @@ pub(crate) struct Gen<'a, 'r> {
 }
 
 impl Gen<'_, '_> {
-    /// Random dimensions within the sweep's limits, of rank at least `min_rank`.
+    /// Random dimensions within the sweep's limits, of rank at least `min_rank` (missing
+    /// dimensions are added as minor ones of size 1 to 3; never a redraw, so a choice sequence
+    /// that runs out of choices still ends).
     pub fn dims(&mut self, min_rank: usize) -> Vec<i64> {
-        loop {
-            let d = shapes::dimensions(self.rng, self.spec.shapes);
-            if d.len() >= min_rank {
-                return d;
-            }
+        let mut d = shapes::dimensions(self.rng, self.spec.shapes);
+        while d.len() < min_rank {
+            d.push(self.rng.range_i64(1, 3));
         }
+        d
     }
 
     /// A random layout for `dims`.
@@ -200,8 +202,11 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
         Signature::Iota => reshaping::iota(&mut g, ty)?,
         Signature::Tuple => reshaping::tuple(&mut g, ty)?,
         Signature::GetTupleElement => reshaping::get_tuple_element(&mut g, ty)?,
-        Signature::GetDimensionSize => reshaping::get_dimension_size(&mut g, ty, false)?,
-        Signature::SetDimensionSize => reshaping::get_dimension_size(&mut g, ty, true)?,
+        Signature::GetDimensionSize if g.rng.chance(0.5) => {
+            reshaping::get_dimension_size(&mut g, ty)?
+        }
+        Signature::GetDimensionSize => dynamic::chain(&mut g, ty, true)?,
+        Signature::SetDimensionSize => dynamic::chain(&mut g, ty, false)?,
         Signature::Slice => slicing::slice(&mut g, ty)?,
         Signature::DynamicSlice => slicing::dynamic_slice(&mut g, ty)?,
         Signature::DynamicUpdateSlice => slicing::dynamic_update_slice(&mut g, ty)?,

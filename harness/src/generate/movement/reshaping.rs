@@ -4,7 +4,7 @@
 use super::{array, int, ints, Gen};
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::Opcode;
-use conformance_spec::shape::{ArrayShape, Shape};
+use conformance_spec::shape::Shape;
 
 /// XlaBuilder's Broadcast: new major dimensions before the operand's.
 pub(super) fn broadcast(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
@@ -212,35 +212,16 @@ pub(super) fn get_tuple_element(g: &mut Gen, ty: ElementType) -> Result<usize, S
     )
 }
 
-/// GetDimensionSize of an operand, or (`set_first`) of SetDimensionSize's result: the size the
-/// value was given when that dimension is asked for, the static size otherwise (an s32 scalar).
-pub(super) fn get_dimension_size(
-    g: &mut Gen,
-    ty: ElementType,
-    set_first: bool,
-) -> Result<usize, String> {
+/// GetDimensionSize of a static operand: the dimension's size (an s32 scalar). Dynamic
+/// operands are built by [`super::dynamic::chain`].
+pub(super) fn get_dimension_size(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
     let dims = g.dims(1);
     let x = g.data(ty, &dims)?;
-    let rank = dims.len() as u64;
-    let mut value = x;
-    if set_first {
-        let d = g.rng.below(rank) as usize;
-        let size = g.rng.range_i64(0, dims[d]);
-        let s = g.index_param(ElementType::S32, &[], &[size as i128])?;
-        let mut dynamic = ArrayShape::new(ty, dims.clone());
-        dynamic.dynamic_dimensions[d] = true;
-        value = g.add(
-            Opcode::SetDimensionSize,
-            Shape::Array(dynamic),
-            vec![x, s],
-            vec![ints("dimensions", &[d as i64])],
-        )?;
-    }
-    let d = g.rng.below(rank) as i64;
+    let d = g.rng.below(dims.len() as u64) as i64;
     g.add(
         Opcode::GetDimensionSize,
         array(ElementType::S32, &[]),
-        vec![value],
+        vec![x],
         vec![ints("dimensions", &[d])],
     )
 }
