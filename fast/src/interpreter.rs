@@ -1,9 +1,11 @@
 //! The interpreter: runs a computation instruction by instruction (operands are defined before
 //! use), moves each value into its last user (so a uniquely owned buffer can be updated in place
 //! or re-viewed without a copy), and hands element-wise instructions to [`crate::elementwise`] and
-//! data-movement instructions to [`crate::data_movement`]. Structural instructions: `parameter`,
+//! data-movement instructions to [`crate::data_movement`], contractions (dot, convolution,
+//! reduce, reduce-window, select-and-scatter) to [`crate::contraction`]. Structural instructions: `parameter`,
 //! `constant`, `call`, `tuple`, `get-tuple-element`, `copy`.
 
+use crate::contraction;
 use crate::data_movement;
 use crate::elementwise;
 use crate::layout;
@@ -302,6 +304,22 @@ fn eval_instruction<'a>(
         }
         let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
         let v = data_movement::evaluate(data_movement::Ctx {
+            module,
+            instr,
+            operands: owned,
+            exec,
+            call: &call,
+        })?;
+        return conform(v, &instr.shape, exec);
+    }
+    if contraction::is_contraction(instr.opcode) {
+        if depth >= MAX_CALL_DEPTH {
+            return Err(BackendError::Invalid(format!(
+                "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
+            )));
+        }
+        let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
+        let v = contraction::evaluate(contraction::Ctx {
             module,
             instr,
             operands: owned,

@@ -19,6 +19,11 @@
 //! - at most 1 ULP for the f32 and f64 transcendental functions;
 //! - correctly rounded results for bf16, f16 and the f8 types (computed in f64 and rounded once).
 //!
+//! Contractions (dot, convolution, reduce, reduce-window, select-and-scatter) run on GEMM kernels
+//! (the `gemm` crate) and vectorized reductions; float results are within issue 5's bound
+//! `γ(n)·Σ|terms| + ½ ulp` of the exact sum, integer results are exact (wrapping); see
+//! `contraction`.
+//!
 //! Subnormals are preserved: no flush-to-zero mode is ever set ([`SubnormalMode::Preserve`]).
 
 #[cfg(target_endian = "big")]
@@ -26,6 +31,7 @@ compile_error!("conformance-fast reads literal buffers (little-endian) in place:
 
 mod alloc;
 mod buffer;
+pub(crate) mod contraction;
 pub(crate) mod data_movement;
 pub mod elementwise;
 mod interpreter;
@@ -94,7 +100,8 @@ impl Fast {
 }
 
 /// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
-/// `get-tuple-element`, `copy`), the data-movement family and the element-wise family of seed 004.
+/// `get-tuple-element`, `copy`), the data-movement family, the element-wise family and the
+/// contraction family (dot, convolution, reduce, reduce-window, select-and-scatter) of seed 004.
 pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
@@ -164,6 +171,11 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Convert,
     Opcode::BitcastConvert,
     Opcode::ReducePrecision,
+    Opcode::Dot,
+    Opcode::Convolution,
+    Opcode::Reduce,
+    Opcode::ReduceWindow,
+    Opcode::SelectAndScatter,
 ];
 
 impl Backend for Fast {

@@ -640,11 +640,19 @@ fn errors_are_reported_not_panics() {
     assert!(Fast::new()
         .execute(&m, &[f32_lit(&[1.0]).into(), f32_lit(&[1.0]).into()])
         .is_err());
+    // A dot without contracting dimensions whose declared result is not the outer product.
     let m = single_op(Opcode::Dot, &[f.clone(), f.clone()], f.clone(), vec![]);
     let e = Fast::new().execute(
         &m,
         &[f32_lit(&[1.0, 2.0]).into(), f32_lit(&[1.0, 2.0]).into()],
     );
+    assert!(
+        matches!(e, Err(conformance_spec::BackendError::Invalid(_))),
+        "{e:?}"
+    );
+    // An opcode the fast backend does not implement.
+    let m = single_op(Opcode::Fft, std::slice::from_ref(&f), f.clone(), vec![]);
+    let e = Fast::new().execute(&m, &[f32_lit(&[1.0, 2.0]).into()]);
     assert!(matches!(
         e,
         Err(conformance_spec::BackendError::Unsupported(_))

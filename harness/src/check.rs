@@ -5,7 +5,7 @@ use crate::compare::{compare, Allowance, Budget, Comparison};
 use crate::executor::Stage;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
 use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
-use conformance_spec::element_type::ElementType;
+use conformance_spec::element_type::{ElementType, FloatClass};
 use conformance_spec::hlo::{HloComputation, HloModule, Opcode};
 use conformance_spec::index;
 use conformance_spec::literal::{format_element, ArrayLiteral, Literal};
@@ -201,6 +201,9 @@ pub fn element_allowances(
     if module.entry_computation().root_instruction().opcode == Opcode::Scatter {
         return crate::scatter_orders::allowances(module, args, reference);
     }
+    if let Some(acc) = &op.tolerance.accumulation {
+        return accumulation_allowances(acc, module, args);
+    }
     if op.implementation_defined.is_empty() && op.tolerance.conditioning.is_none() {
         return vec![];
     }
@@ -257,6 +260,120 @@ pub fn element_allowances(
         allowances.push(allowance);
     });
     vec![allowances]
+}
+
+/// Per element of a sum (dot, convolution, a sum reduction), the error bound of summation in any
+/// order (catalog `tolerance.accumulation`): `γ(n)·Σ|terms|` with `γ(n) = n·u/(1 − n·u)`, `u` the
+/// unit roundoff of the accumulation type, `n` the number of terms (plus 2 for complex results,
+/// whose products round twice more) and `Σ|terms|` from the exact reference
+/// ([`conformance_reference::accumulation_bounds`]). Masked where Σ|terms| exceeds the
+/// accumulation type's largest finite value (some orders overflow, others do not) or `n·u ≥ 1`,
+/// and complex elements with an infinite or NaN term; real elements with such a term must be
+/// the exact infinity or NaN, or any NaN (an order in which finite terms overflow to the
+/// opposite infinity gives NaN: coarse, as the reference does not report the finite terms'
+/// Σ|terms| apart); exact (the entry's budget) for integer results and roots without a sum
+/// (max/min reductions).
+fn accumulation_allowances(
+    acc: &conformance_spec::catalog::Accumulation,
+    module: &HloModule,
+    args: &[Literal],
+) -> Vec<Vec<Allowance>> {
+    let zeros_meet_non_finite = convolution_zeros_meet_non_finite(module, args);
+    let Ok(Some(bounds)) = conformance_reference::accumulation_bounds(module, args) else {
+        return vec![];
+    };
+    let root = &module.entry_computation().root_instruction().shape;
+    let leaves: Vec<ElementType> = match root {
+        Shape::Array(a) => vec![a.element_type],
+        Shape::Tuple(parts) => parts
+            .iter()
+            .filter_map(|p| p.as_array().map(|a| a.element_type))
+            .collect(),
+        Shape::Token => vec![],
+    };
+    bounds
+        .iter()
+        .zip(leaves)
+        .map(|(leaf, ty)| {
+            let format = acc.type_for(ty).and_then(|t| t.float_format());
+            leaf.iter()
+                .map(|b| match format {
+                    Some(f) if ty.float_format().is_some() => {
+                        let extra = if ty.is_complex() { 2 } else { 0 };
+                        let nu = (b.terms + extra) as f64 * f.unit_roundoff();
+                        if !b.abs_sum.is_finite() && ty.is_complex() {
+                            // An infinite term in one component leaves the other without a
+                            // bound, and complex products with infinities differ between
+                            // formulas (C99 Annex G recovers infinities, the plain one gives NaN).
+                            Allowance::Masked
+                        } else if !b.abs_sum.is_finite() && f.max_finite() >= f64::MAX {
+                            // Σ|terms| beyond f64: a term may be infinite, or finite terms
+                            // overflow in some orders only.
+                            Allowance::Masked
+                        } else if !b.abs_sum.is_finite() {
+                            // An infinite or NaN term: the exact infinity (or NaN), or NaN where
+                            // finite terms overflow to the opposite infinity in some order.
+                            Allowance::OrNan(Box::new(Allowance::Budget))
+                        } else if nu >= 1.0 || b.abs_sum * (1.0 + 2.0 * nu) > f.max_finite() {
+                            Allowance::Masked
+                        } else {
+                            Allowance::within(nu / (1.0 - nu) * b.abs_sum)
+                        }
+                    }
+                    _ => Allowance::Budget,
+                })
+                .map(|a| {
+                    if zeros_meet_non_finite {
+                        Allowance::OrNan(Box::new(a))
+                    } else {
+                        a
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// True for a `convolution` root with padding or base-dilation holes (zeros, by seed 004's
+/// text) and a kernel holding a non-finite value: 0·inf = NaN where they meet, while the seed's
+/// pseudo-code skips those positions. Both readings are allowed ([`Allowance::OrNan`]) for
+/// every element of such a case (a coarse but sound rule).
+fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> bool {
+    let root = module.entry_computation().root_instruction();
+    if root.opcode != Opcode::Convolution {
+        return false;
+    }
+    let Ok(window) = conformance_spec::hlo::Window::from_instruction(root) else {
+        return false;
+    };
+    let zeros = window
+        .dimensions
+        .iter()
+        .any(|d| d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1);
+    if !zeros {
+        return false;
+    }
+    let Some(operands) = root_operands(module, args, &conformance_reference::Reference) else {
+        return true;
+    };
+    let Some(kernel) = operands.get(1) else {
+        return false;
+    };
+    let Some(f) = kernel.element_type().float_format() else {
+        return false;
+    };
+    let complex = kernel.element_type().is_complex();
+    kernel.logical_bits().into_iter().any(|b| {
+        let parts = if complex {
+            let (re, im) = conformance_spec::literal::complex_parts(f, b);
+            vec![re, im]
+        } else {
+            vec![b as u64]
+        };
+        parts
+            .into_iter()
+            .any(|p| matches!(f.classify(p), FloatClass::Nan | FloatClass::Infinite))
+    })
 }
 
 /// The root instruction's operand values, each computed by `reference` (the entry computation run

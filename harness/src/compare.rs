@@ -105,6 +105,10 @@ pub struct Comparison {
     pub classes: BTreeMap<DiffClass, usize>,
     /// The first differing elements (at most [`MAX_DIFFS`]).
     pub diffs: Vec<ElementDiff>,
+    /// For elements compared within an error bound: counts per [`BOUND_RATIO_BUCKETS`] entry
+    /// (empty when no element had a bound).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bound_ratios: Vec<u64>,
 }
 
 /// How many differing elements a comparison keeps in detail.
@@ -142,6 +146,41 @@ pub enum Allowance {
     /// order the semantics allow can produce (scatter's updates to one element with repeated
     /// indices, seed 004 Scatter). The expected value is one of them.
     AnyOf(std::sync::Arc<[u128]>),
+    /// Within an absolute error bound (in units of the value; `f64` bits, so the enum stays `Eq`)
+    /// plus one ULP of the exact value for the final rounding: the error analysis of a sum of
+    /// products or a reduction (catalog `tolerance.accumulation`). Complex results: each
+    /// component. Integer results are compared exactly.
+    Within(u64),
+    /// As the inner allowance, or any NaN: convolution padding and base-dilation holes are zeros
+    /// by seed 004's text ("equivalent to inserting zeros", so 0·inf = NaN) but skipped by its
+    /// pseudo-code; where a non-finite kernel value meets them, both readings are allowed.
+    OrNan(Box<Allowance>),
+}
+
+impl Allowance {
+    /// [`Allowance::Within`] an absolute bound (a nonnegative value; NaN is treated as 0).
+    pub fn within(bound: f64) -> Allowance {
+        Allowance::Within(if bound.is_nan() { 0.0 } else { bound.max(0.0) }.to_bits())
+    }
+}
+
+/// Where errors fall relative to their allowance ([`Allowance::Within`]: the bound plus one ULP
+/// of the exact value): counts of compared elements whose |got − exact| / allowance is 0, in
+/// (0, 1/1000], (1/1000, 1/100], (1/100, 1/10], (1/10, 1], and above 1 (a failure).
+pub const BOUND_RATIO_BUCKETS: [&str; 6] = ["0", "≤1e-3", "≤1e-2", "≤0.1", "≤1", ">1"];
+
+/// The bucket of [`BOUND_RATIO_BUCKETS`] for a ratio |got − exact| / allowance.
+pub fn bound_ratio_bucket(ratio: f64) -> usize {
+    if ratio == 0.0 {
+        return 0;
+    }
+    match ratio {
+        r if r <= 1e-3 => 1,
+        r if r <= 1e-2 => 2,
+        r if r <= 0.1 => 3,
+        r if r <= 1.0 => 4,
+        _ => 5,
+    }
 }
 
 /// Compares `got` with `expected`. `allowances` (per array leaf, per logical element in row-major
@@ -249,7 +288,16 @@ fn compare_arrays(
             return;
         }
         let widened;
-        let budget = match mask.get(k).cloned().unwrap_or_default() {
+        let mut allowance = mask.get(k).cloned().unwrap_or_default();
+        if let Allowance::OrNan(inner) = allowance {
+            if is_nan(ty, g_bits[k]) {
+                out.compared += 1;
+                return;
+            }
+            allowance = *inner;
+        }
+        let budget = match allowance {
+            Allowance::OrNan(_) => budget,
             Allowance::Masked => {
                 out.masked += 1;
                 return;
@@ -279,6 +327,36 @@ fn compare_arrays(
                     ..*budget
                 };
                 &widened
+            }
+            Allowance::Within(bits) => {
+                out.compared += 1;
+                let bound = f64::from_bits(bits);
+                let (eb, gb) = (e_bits[k], g_bits[k]);
+                let (ratio, verdict) = within_verdict(ty, eb, gb, bound, budget);
+                if let Some(ratio) = ratio {
+                    if out.bound_ratios.is_empty() {
+                        out.bound_ratios = vec![0; BOUND_RATIO_BUCKETS.len()];
+                    }
+                    out.bound_ratios[bound_ratio_bucket(ratio)] += 1;
+                }
+                if let Some(u) = verdict.ulps {
+                    out.max_ulps = out.max_ulps.max(u);
+                }
+                if let Some(class) = verdict.class {
+                    out.record(ElementDiff {
+                        tuple_index: path.to_vec(),
+                        index: idx.to_vec(),
+                        element_type: ty.to_string(),
+                        expected_bits: hex_bits(ty, eb),
+                        got_bits: hex_bits(ty, gb),
+                        expected: format_element(ty, eb),
+                        got: format_element(ty, gb),
+                        ulps: verdict.ulps,
+                        class,
+                        inputs: vec![],
+                    });
+                }
+                return;
             }
             Allowance::AnyOf(values) => {
                 let gb = g_bits[k];
@@ -317,6 +395,18 @@ fn compare_arrays(
 
 /// True when `bits` is an infinity of `ty`: ±inf for a real float type, a value with at least one
 /// infinite component for a complex type (C99 G.3); false for other types.
+/// True when a float element (or some component of a complex one) is NaN.
+fn is_nan(ty: ElementType, bits: u128) -> bool {
+    let Some(f) = ty.float_format() else {
+        return false;
+    };
+    if ty.is_complex() {
+        let (re, im) = complex_parts(f, bits);
+        return f.classify(re) == FloatClass::Nan || f.classify(im) == FloatClass::Nan;
+    }
+    f.classify(bits as u64) == FloatClass::Nan
+}
+
 fn is_infinity(ty: ElementType, bits: u128) -> bool {
     let Some(f) = ty.float_format() else {
         return false;
@@ -388,6 +478,91 @@ pub fn element_verdict(
         };
     }
     float_verdict(f, expected as u64, got as u64, budget)
+}
+
+/// The spacing of `f`'s values at the finite value with bits `bits` (the gap to the next larger
+/// magnitude; below it at the largest finite value).
+fn ulp_at(f: FloatFormat, bits: u64) -> f64 {
+    let magnitude = bits & ((1u64 << (f.bit_width() - 1)) - 1);
+    let here = f.decode(magnitude);
+    let up = f.decode(magnitude + 1);
+    if up.is_finite() {
+        up - here
+    } else {
+        here - f.decode(magnitude.saturating_sub(1))
+    }
+}
+
+/// The verdict on an element allowed an absolute error `bound` plus one ULP of the exact value
+/// (the final rounding): the error as a fraction of that allowance (the larger component's for
+/// complex; `None` when not finite) and the verdict. Integers and pred: exact. Non-finite values: NaN must meet NaN and an infinity the
+/// same infinity, as in [`element_verdict`].
+fn within_verdict(
+    ty: ElementType,
+    expected: u128,
+    got: u128,
+    bound: f64,
+    budget: &Budget,
+) -> (Option<f64>, ElementVerdict) {
+    let Some(f) = ty.float_format() else {
+        return (None, element_verdict(ty, expected, got, budget));
+    };
+    let component = |e: u64, g: u64| -> (Option<f64>, ElementVerdict) {
+        let (ev, gv) = (f.decode(e), f.decode(g));
+        // Within the bound of the largest finite value, a sum may round beyond it: to the
+        // infinity of its sign, or NaN in a format without infinities.
+        let may_overflow = ev.is_finite() && ev.abs() + bound > f.max_finite();
+        let overflowed = if f.has_infinity() {
+            gv.is_infinite() && gv.signum() == ev.signum()
+        } else {
+            gv.is_nan()
+        };
+        if may_overflow && overflowed {
+            return (
+                None,
+                ElementVerdict {
+                    ulps: None,
+                    class: None,
+                },
+            );
+        }
+        if !ev.is_finite() || !gv.is_finite() {
+            return (None, float_verdict(f, e, g, budget));
+        }
+        let error = (gv - ev).abs();
+        let ulps = ulp_distance(f, e, g);
+        let allowed = bound + ulp_at(f, e);
+        let ok = error <= allowed;
+        (
+            Some(error / allowed),
+            ElementVerdict {
+                ulps: Some(ulps),
+                class: (!ok).then_some(DiffClass::Ulp),
+            },
+        )
+    };
+    if ty.is_complex() {
+        let (er, ei) = complex_parts(f, expected);
+        let (gr, gi) = complex_parts(f, got);
+        let (a_err, a) = component(er, gr);
+        let (b_err, b) = component(ei, gi);
+        let error = match (a_err, b_err) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            _ => None,
+        };
+        let ulps = match (a.ulps, b.ulps) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        return (
+            error,
+            ElementVerdict {
+                ulps,
+                class: a.class.or(b.class),
+            },
+        );
+    }
+    component(expected as u64, got as u64)
 }
 
 /// The normwise verdict on a complex element: each component's error in ULPs of the
@@ -560,6 +735,33 @@ mod tests {
 
     fn exact() -> Budget {
         Budget::default()
+    }
+
+    #[test]
+    fn sums_are_compared_within_their_error_bound() {
+        let e = f32lit(&[1.0, 100.0, f32::MAX, 3.0]);
+        let allow = vec![vec![
+            Allowance::within(0.5),
+            Allowance::within(0.5),
+            Allowance::within(1e36),
+            Allowance::OrNan(Box::new(Allowance::within(0.0))),
+        ]];
+        // Within bound + 1 ULP; the largest finite value may round up to inf; NaN allowed last.
+        let got = f32lit(&[1.5, 100.0, f32::INFINITY, f32::NAN]);
+        let c = compare(&e, &got, &exact(), &allow);
+        assert!(c.diffs.is_empty(), "{:?}", c.diffs);
+        assert_eq!(c.compared, 4);
+        // Beyond the bound (and the ULP of 1.0), and the wrong infinity: differences.
+        let got = f32lit(&[1.6, 100.0, f32::NEG_INFINITY, 3.0]);
+        let c = compare(&e, &got, &exact(), &allow);
+        assert_eq!(c.diffs.len(), 2);
+        assert_eq!(c.diffs[0].index, vec![0]);
+        assert_eq!(c.diffs[1].index, vec![2]);
+        // The ratio buckets: exact, within, beyond.
+        let got = f32lit(&[1.6, 100.0, f32::MAX, 3.0]);
+        let c = compare(&e, &got, &exact(), &allow);
+        assert_eq!(c.bound_ratios, vec![3, 0, 0, 0, 0, 1]);
+        assert_eq!(bound_ratio_bucket(0.05), 3);
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub struct GraphCheck {
 /// What re-running a graph instruction by instruction found for one backend.
 enum Localized {
     /// This instruction's value is not explained by its operands' values.
-    Fault(Fault, BackendOutcome),
+    Fault(Fault, Box<BackendOutcome>),
     /// Every instruction is within its budget.
     Explained,
     /// Localization stopped here: the reason.
@@ -139,7 +139,7 @@ pub fn check_graph(
         }
         match localize(catalog, module, args, backends[0], backends[k + 1]) {
             Localized::Fault(f, at_fault) => {
-                *o = at_fault;
+                *o = *at_fault;
                 fault.get_or_insert(f);
             }
             Localized::Explained => {
@@ -190,13 +190,13 @@ fn localize(
             Err(e) => {
                 return Localized::Fault(
                     fault_at(catalog, module, instruction, backend),
-                    BackendOutcome {
+                    Box::new(BackendOutcome {
                         backend: backend.name().to_string(),
                         verdict: Verdict::Error,
                         comparison: None,
                         error: Some(e.to_string()),
                         micros: 0,
-                    },
+                    }),
                 )
             }
         };
@@ -240,7 +240,10 @@ fn localize(
         );
         if let Some(outcome) = o.outcomes.into_iter().next() {
             if outcome.verdict == Verdict::Fail {
-                return Localized::Fault(fault_at(catalog, module, instruction, backend), outcome);
+                return Localized::Fault(
+                    fault_at(catalog, module, instruction, backend),
+                    Box::new(outcome),
+                );
             }
         }
         values[i] = Some(in_context);

@@ -63,6 +63,7 @@ fn cmp(
         max_ulps,
         classes: classes.iter().copied().collect(),
         diffs,
+        bound_ratios: vec![],
     }
 }
 

@@ -4,11 +4,13 @@
 //! Structural instructions (`parameter`, `constant`, `tuple`, `get-tuple-element`, `call`,
 //! width-changing `bitcast-convert`) have their own handlers, found in `STRUCTURAL`; the
 //! data-movement family (`broadcast`, `copy`, `reshape`, `slice`, `gather`, `scatter`, ...) has
-//! its table in [`crate::data_movement`]; every other opcode goes through the element-wise table
-//! ([`crate::elementwise`]). Every result is produced in the layout of its instruction's shape
+//! its table in [`crate::data_movement`], the contraction family (`dot`, `convolution`, `reduce`,
+//! `reduce-window`, `select-and-scatter`) its table in [`crate::contraction`]; every other opcode
+//! goes through the element-wise table ([`crate::elementwise`]). Every result is produced in the layout of its instruction's shape
 //! (any `minor_to_major`, any padding): elements are addressed by multi-index or by physical
 //! position computed from the layout, never by assuming row-major order.
 
+use crate::contraction;
 use crate::data_movement;
 use crate::elementwise;
 use conformance_spec::dynamic_dimensions;
@@ -51,6 +53,7 @@ pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {
 pub fn opcodes() -> Vec<Opcode> {
     let mut ops: Vec<Opcode> = STRUCTURAL.iter().map(|&(op, _)| op).collect();
     ops.extend(data_movement::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(contraction::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -278,6 +281,7 @@ fn eval_instruction(
     if let Some(&(_, handler)) = STRUCTURAL
         .iter()
         .chain(data_movement::HANDLERS)
+        .chain(contraction::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);

@@ -1,5 +1,5 @@
-//! `conformance-reference`: the exact reference backend for the element-wise and data-movement
-//! families.
+//! `conformance-reference`: the exact reference backend for the element-wise, data-movement and
+//! contraction families.
 //!
 //! Slow and exact: every floating-point result is correctly rounded in its own format (MPFR via
 //! `rug` at the format's precision, then placed in the format's exponent range once, subnormals
@@ -12,17 +12,22 @@
 //! - [`data_movement`] moves element bits by multi-index (broadcast, reshape, transpose, slices,
 //!   pad, concatenate, reverse, iota, gather, scatter, dimension sizes, copy);
 //!   [`data_movement::scatter::scatter_schedule`] lists scatter's updates in the reference's order.
+//! - [`contraction`] computes dot, convolution, reduce, reduce-window and select-and-scatter
+//!   EXACTLY (the exact sum of exact products, rounded once); [`accumulation_bounds`] reports, per
+//!   output element of such a root, the term count and Σ|terms| the tolerance needs.
 //! - [`eval_element`] evaluates one element of an element-wise instruction from raw bits; the
 //!   array path is built on it, and exhaustive tests and the harness's masks use it directly.
 //! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
 //!   until their bounds round to one value.
 
+pub mod contraction;
 pub mod data_movement;
 pub mod elementwise;
 pub mod interpreter;
 pub mod round;
 pub mod ziv;
 
+pub use contraction::{accumulation_bounds, AccumulationBound};
 pub use elementwise::{eval_element, prepare, ElementFn};
 
 use conformance_spec::backend::{Backend, BackendError, Capabilities, SubnormalMode};

@@ -7,7 +7,7 @@ use conformance_reference::Reference;
 use conformance_spec::hlo::parse_module;
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::shape::ArrayShape;
-use conformance_spec::{Backend, BackendError, ElementType::*, HloModule};
+use conformance_spec::{Backend, ElementType::*, HloModule};
 
 fn load(name: &str) -> HloModule {
     let path = format!(
@@ -148,18 +148,21 @@ fn where_compare() {
 }
 
 #[test]
-fn unsupported_dot_and_reduce_are_named() {
-    let a = f32s(&[2, 3], &[1.0; 6]);
-    let e = Reference
-        .execute(&load("dot"), &[a.clone(), f32s(&[3, 4], &[1.0; 12])])
-        .unwrap_err();
-    assert!(
-        matches!(&e, BackendError::Unsupported(m) if m.contains("`dot`")),
-        "{e}"
-    );
-    let e = Reference.execute(&load("sum_axis0"), &[a]).unwrap_err();
-    assert!(
-        matches!(&e, BackendError::Unsupported(m) if m.contains("`reduce`")),
-        "{e}"
-    );
+fn dot_and_reduce_sum() {
+    // JAX's `a @ b` and `x.sum(axis=0)`: exact sums (issue 5).
+    let a = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let b: Vec<f32> = (0..12).map(|x| x as f32).collect();
+    let got = run_f32("dot", vec![a.clone(), f32s(&[3, 4], &b)]);
+    // Row i of a times column j of b: Σ_k a[i][k]·(4k + j).
+    let want: Vec<f32> = (0..2)
+        .flat_map(|i| (0..4).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            (0..3)
+                .map(|k| (3 * i + k + 1) as f32 * (4 * k + j) as f32)
+                .sum()
+        })
+        .collect();
+    assert!(same_bits(&got, &want), "{got:?}");
+    let got = run_f32("sum_axis0", vec![a]);
+    assert!(same_bits(&got, &[5.0, 7.0, 9.0]), "{got:?}");
 }

@@ -97,6 +97,12 @@ impl FloatFormat {
         self.mantissa_bits + 1
     }
 
+    /// The unit roundoff `u = 2^−p` (p = [`FloatFormat::precision`]): the largest relative error of
+    /// rounding to nearest in the normal range.
+    pub fn unit_roundoff(&self) -> f64 {
+        (-(self.precision() as f64)).exp2()
+    }
+
     pub const fn has_infinity(&self) -> bool {
         matches!(self.special, SpecialEncoding::Ieee)
     }

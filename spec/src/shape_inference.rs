@@ -16,14 +16,21 @@
 //! shape against inference, where inference is implemented.
 //!
 //! The rules live in one module per family: [`elementwise`] (arithmetic, compare, select, clamp,
-//! conversions), [`movement`] (data movement), [`gather_scatter`].
+//! conversions), [`movement`] (data movement), [`gather_scatter`], [`contraction`] (dot,
+//! convolution, reduce, reduce-window, select-and-scatter).
 
+pub mod contraction;
 pub mod elementwise;
 pub mod gather_scatter;
 pub mod movement;
 mod rules;
 mod verify;
 
+pub use contraction::{
+    check_reducer, check_select_computation, contraction_result_type,
+    convolution_output_dimensions, dot_output_dimensions, reduce_output_dimensions,
+    window_output_dimensions, window_output_size,
+};
 pub use elementwise::{
     bitcast_convert_dimensions, broadcast_binary_dimensions, complex_of, is_elementwise_binary,
     is_elementwise_unary, unary_result_type,
@@ -114,7 +121,10 @@ impl<'a> InferenceContext<'a> {
 /// (`exponent_bits=`, `mantissa_bits=`); data movement: `broadcast` (`dimensions=`), `reshape`,
 /// `transpose`, `slice`, `dynamic-slice`, `dynamic-update-slice`, `concatenate`, `pad`, `reverse`,
 /// `iota`, `gather`, `scatter`, `get-dimension-size`, `set-dimension-size`, `copy`, `tuple`,
-/// `get-tuple-element` (`index=`); `call`, `parameter`, `constant`.
+/// `get-tuple-element` (`index=`); `call`, `parameter`, `constant`; contractions and windows
+/// ([`contraction`]): `dot`, `convolution`, `reduce`, `reduce-window`, `select-and-scatter`
+/// (the result element type of `dot` / `convolution` from the context's `new_element_type`, the
+/// reducer / `scatter` computation checked when the context's `callee` is given).
 ///
 /// Errors: [`ShapeInferenceError`]; `Unsupported` for other opcodes, `MissingContext` when the
 /// result needs an [`InferenceContext`].
@@ -167,6 +177,11 @@ pub fn infer_shape_in(
         GetTupleElement => movement::get_tuple_element(&r),
         Gather => gather_scatter::gather(&r),
         Scatter => gather_scatter::scatter(&r, context),
+        Dot => contraction::dot(&r, context),
+        Convolution => contraction::convolution(&r, context),
+        Reduce => contraction::reduce(&r, context),
+        ReduceWindow => contraction::reduce_window(&r, context),
+        SelectAndScatter => contraction::select_and_scatter(&r, context),
         Call => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,
@@ -216,5 +231,7 @@ pub fn shapes_compatible(a: &Shape, b: &Shape) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_contraction;
 #[cfg(test)]
 mod tests_movement;

@@ -13,6 +13,7 @@ fn tolerance(pairs: &[(&str, u64)]) -> Tolerance {
         ignore_zero_sign: false,
         exact_nan_bits: false,
         complex_error: Default::default(),
+        accumulation: None,
         conditioning: None,
         rationale: None,
     }

@@ -11,8 +11,9 @@
 
 use conformance_spec::element_type::{ElementType, FloatClass};
 use conformance_spec::hlo::{
-    parse_literal, parse_module, parse_shape, AttrValue, Attribute, HloComputation, HloInstruction,
-    HloModule, Opcode, PaddingDim, SliceDim,
+    parse_literal, parse_module, parse_shape, AttrValue, Attribute, ConvolutionDimensionNumbers,
+    HloComputation, HloInstruction, HloModule, Opcode, PaddingDim, SliceDim, Window,
+    WindowDimension,
 };
 use conformance_spec::layout::{Layout, PaddingValue};
 use conformance_spec::literal::{format_float, ArrayLiteral, Literal};
@@ -137,8 +138,6 @@ const RAW_VALUES: &[(&str, &str)] = &[
         "metadata",
         "{op_name=\"jit(f)/mul\" source_file=\"/tmp/a, b.py\" source_line=3}",
     ),
-    ("window", "{size=3 stride=2}"),
-    ("dim_labels", "b01f_01io->b01f"),
     ("sharding", "{replicated}"),
     ("frontend_attributes", "{_xla_compute_type=\"host\",x={{}}}"),
     ("operand_precision", "{default,default}"),
@@ -159,7 +158,7 @@ const STRINGS: &[&str] = &[
 fn attributes(rng: &mut TestRng, callees: &[String]) -> Vec<Attribute> {
     let mut out: Vec<Attribute> = Vec::new();
     for _ in 0..rng.random_range(0..=3) {
-        let a = match rng.random_range(0..11) {
+        let a = match rng.random_range(0..13) {
             0 => Attribute {
                 name: ["dimensions", "slice_sizes", "lhs_batch_dims"][rng.random_range(0..3)]
                     .into(),
@@ -229,6 +228,14 @@ fn attributes(rng: &mut TestRng, callees: &[String]) -> Vec<Attribute> {
                         .collect(),
                 ),
             },
+            10 => Attribute {
+                name: "window".into(),
+                value: AttrValue::Window(window(rng)),
+            },
+            11 => Attribute {
+                name: "dim_labels".into(),
+                value: AttrValue::DimLabels(dim_labels(rng)),
+            },
             _ => {
                 let (n, v) = RAW_VALUES[rng.random_range(0..RAW_VALUES.len())];
                 Attribute {
@@ -242,6 +249,56 @@ fn attributes(rng: &mut TestRng, callees: &[String]) -> Vec<Attribute> {
         }
     }
     out
+}
+
+/// A window of 0 to 3 dimensions, each field default half of the time (so that printing omits
+/// some fields).
+fn window(rng: &mut TestRng) -> Window {
+    let n = rng.random_range(0..4);
+    let mut pick = |default: i64, lo: i64, hi: i64| {
+        if rng.random_bool(0.5) {
+            default
+        } else {
+            rng.random_range(lo..hi)
+        }
+    };
+    let dimensions = (0..n)
+        .map(|_| WindowDimension {
+            size: pick(1, -1, 8),
+            stride: pick(1, -1, 4),
+            padding_low: pick(0, -4, 4),
+            padding_high: pick(0, -4, 4),
+            window_dilation: pick(1, 0, 4),
+            base_dilation: pick(1, 0, 4),
+            window_reversal: pick(0, 0, 2) == 1,
+        })
+        .collect();
+    Window { dimensions }
+}
+
+/// Valid convolution dimension numbers with 0 to 3 spatial dimensions: each part a random
+/// permutation of its positions.
+fn dim_labels(rng: &mut TestRng) -> ConvolutionDimensionNumbers {
+    let n = rng.random_range(0..4usize);
+    let perm = |rng: &mut TestRng| {
+        let mut p: Vec<i64> = (0..n as i64 + 2).collect();
+        for i in (1..p.len()).rev() {
+            p.swap(i, rng.random_range(0..=i));
+        }
+        p
+    };
+    let (i, k, o) = (perm(rng), perm(rng), perm(rng));
+    ConvolutionDimensionNumbers {
+        input_batch_dimension: i[0],
+        input_feature_dimension: i[1],
+        input_spatial_dimensions: i[2..].to_vec(),
+        kernel_input_feature_dimension: k[0],
+        kernel_output_feature_dimension: k[1],
+        kernel_spatial_dimensions: k[2..].to_vec(),
+        output_batch_dimension: o[0],
+        output_feature_dimension: o[1],
+        output_spatial_dimensions: o[2..].to_vec(),
+    }
 }
 
 const OPCODES: &[Opcode] = &[

@@ -4,6 +4,7 @@
 //! case `i` of a sweep with seed `s` uses combo `i mod n` and a generator seeded from `(s, i)`, so
 //! every case is a pure function of (seed, case index, catalog, generator config).
 
+pub mod contraction;
 pub mod elementwise;
 pub mod graph;
 pub mod movement;
@@ -138,7 +139,16 @@ pub fn plan(catalog: &Catalog, filters: &Filters) -> Result<Vec<Combo>, String> 
         }
         let types = catalog.element_types(op);
         for &ty in types.iter().filter(|t| allowed_types.contains(t)) {
-            if op.signature == Signature::Convert {
+            if op.result == conformance_spec::catalog::ResultRule::SameOrAccumulation {
+                // The operand's own type, then each wider accumulation type (mixed precision).
+                for to in catalog.result_element_types(op, ty) {
+                    combos.push(Combo {
+                        op_index,
+                        element_type: ty,
+                        target_type: (to != ty).then_some(to),
+                    });
+                }
+            } else if op.signature == Signature::Convert {
                 for to in catalog.result_element_types(op, ty) {
                     combos.push(Combo {
                         op_index,
@@ -208,7 +218,9 @@ pub fn case_with(
         shapes: &config.shapes,
         values: &config.values,
     };
-    let built = if !op.signature.is_elementwise() {
+    let built = if contraction::is_contraction(op.signature) {
+        contraction::build(rng, &spec)
+    } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {
         elementwise::build_reduce_precision(rng, &spec)

@@ -462,6 +462,7 @@ fn pair_section(s: &mut String, p: &PairReport, pslug: &str) {
         &p.histogram,
         &format!("{} vs {}", p.backend, p.reference),
     ));
+    bound_ratio_table(s, p);
     for row in &p.rows {
         for d in &p.dtypes {
             if let Some(c) = p.cells.get(&(row.clone(), d.clone())) {
@@ -472,6 +473,32 @@ fn pair_section(s: &mut String, p: &PairReport, pslug: &str) {
         }
     }
     s.push_str("</section>\n");
+}
+
+/// Where the errors of sums fall relative to their bounds (γ(n)·Σ|terms|), per row: counts and
+/// shares of compared elements per bucket of |got − exact| / bound. Nothing when no row has one.
+fn bound_ratio_table(s: &mut String, p: &PairReport) {
+    if p.bound_ratios.is_empty() {
+        return;
+    }
+    s.push_str("<h3>Measured error / error bound (sums)</h3><table class=\"bounds\"><thead><tr><th>op</th>");
+    for label in crate::compare::BOUND_RATIO_BUCKETS {
+        let _ = write!(s, "<th>{}</th>", escape(label));
+    }
+    s.push_str("</tr></thead><tbody>");
+    for (row, counts) in &p.bound_ratios {
+        let total: u64 = counts.iter().sum::<u64>().max(1);
+        let _ = write!(s, "<tr><th>{}</th>", escape(row));
+        for &n in counts {
+            let _ = write!(
+                s,
+                "<td title=\"{n} elements\">{n} <small>({:.1}%)</small></td>",
+                100.0 * n as f64 / total as f64
+            );
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
 }
 
 fn matrix_cell(s: &mut String, row: &str, dtype: &str, c: &Cell, pslug: &str) {

@@ -207,6 +207,9 @@ pub struct PairReport {
     /// (row, dtype) → cell.
     pub cells: BTreeMap<(String, String), Cell>,
     pub histogram: Histogram,
+    /// Row → elements compared within an error bound (sums: dot, convolution, sum reductions),
+    /// counted per bucket of |got − exact| / bound ([`crate::compare::BOUND_RATIO_BUCKETS`]).
+    pub bound_ratios: BTreeMap<String, Vec<u64>>,
     pub verdicts: VerdictCounts,
     pub masked_elements: u64,
 }
@@ -355,6 +358,15 @@ impl Builder {
                 cell.max_ulps_passing = cell.max_ulps_passing.max(cmp.max_ulps);
             }
             pair.histogram.add(cmp);
+            if !cmp.bound_ratios.is_empty() {
+                let counts = pair
+                    .bound_ratios
+                    .entry(c.row.clone())
+                    .or_insert_with(|| vec![0; crate::compare::BOUND_RATIO_BUCKETS.len()]);
+                for (total, n) in counts.iter_mut().zip(&cmp.bound_ratios) {
+                    *total += n;
+                }
+            }
         }
         match o.verdict {
             Verdict::Pass => {}

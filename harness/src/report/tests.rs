@@ -59,6 +59,7 @@ fn comparison(max_ulps: u64, classes: &[(DiffClass, usize)]) -> Comparison {
             .iter()
             .map(|&(c, _)| diff(c, (c == DiffClass::Ulp).then_some(max_ulps)))
             .collect(),
+        bound_ratios: vec![],
     }
 }
 
@@ -449,4 +450,31 @@ fn write_report_creates_directories_and_reports_what_it_wrote() {
     // A directory where the file should go cannot be written.
     let e = write_report(&shards(&dir), &dir).unwrap_err();
     assert!(matches!(e, ReportError::Write { .. }), "{e:?}");
+}
+
+#[test]
+fn errors_of_sums_are_shown_against_their_bounds() {
+    let dir = temp_dir();
+    let with_ratios = |index: u64, ratios: Vec<u64>| {
+        let mut c = comparison(3, &[]);
+        c.bound_ratios = ratios;
+        case(index, "dot", "f32", Verdict::Pass, Some(c))
+    };
+    let r = build_report(&[write(
+        &dir,
+        "sums.jsonl",
+        &[
+            start(1, None, &[]),
+            with_ratios(0, vec![5, 1, 0, 2, 0, 0]),
+            with_ratios(1, vec![1, 0, 0, 0, 2, 0]),
+            pass(2, "add", "f32", 0),
+        ],
+    )])
+    .unwrap();
+    let p = &r.pairs[0];
+    assert_eq!(p.bound_ratios.len(), 1, "only the row with bounds");
+    assert_eq!(p.bound_ratios["dot"], vec![6, 1, 0, 2, 2, 0]);
+    let page = render_html(&r);
+    assert!(page.contains("Measured error / error bound"));
+    assert!(page.contains("<td title=\"6 elements\">6 <small>(54.5%)</small></td>"));
 }

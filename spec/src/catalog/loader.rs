@@ -24,6 +24,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "data_movement.yaml",
         include_str!("../../ops/data_movement.yaml"),
     ),
+    (
+        "contractions.yaml",
+        include_str!("../../ops/contractions.yaml"),
+    ),
 ];
 
 /// A 1-based place in a catalog file.

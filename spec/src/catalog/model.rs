@@ -128,6 +128,20 @@ pub enum Signature {
     SetDimensionSize,
     /// `copy(operand)`, possibly into another layout.
     Copy,
+    // Contractions, reductions and windows (seed 004; `spec/ops/contractions.yaml`). The element
+    // type of an entry is that of its operands.
+    /// XlaBuilder's Dot: `dot` of rank-1/2 operands contracting lhs's last and rhs's first dimension.
+    Dot,
+    /// `dot` with any batch and contracting dimensions (DotGeneral).
+    DotGeneral,
+    /// `convolution` (ConvGeneralDilated): window, dim_labels, feature/batch group counts.
+    Convolution,
+    /// `reduce(operands..., init_values...), dimensions, to_apply`.
+    Reduce,
+    /// `reduce-window(operands..., init_values...), window, to_apply`.
+    ReduceWindow,
+    /// `select-and-scatter(operand, source, init_value), window, select, scatter`.
+    SelectAndScatter,
 }
 
 impl Signature {
@@ -161,6 +175,23 @@ pub enum ResultRule {
     Chosen,
     /// S32, whatever the operand (`get-dimension-size`).
     S32,
+    /// The operand's type, or the wider type XLA accumulates it in (`dot`, `convolution`: bf16,
+    /// f16 and the f8 types → f32; s8, s16 → s32; u8, u16 → u32), named by the instruction's shape.
+    SameOrAccumulation,
+}
+
+/// The wider result types a contraction of `t` operands may have besides `t` itself
+/// ([`ResultRule::SameOrAccumulation`]; XLA's mixed-precision dots: bf16 x bf16 -> f32,
+/// s8 x s8 -> s32).
+pub fn accumulation_types(t: ElementType) -> Vec<ElementType> {
+    use ElementType as E;
+    match t {
+        E::Bf16 | E::F16 => vec![E::F32],
+        _ if t.is_float() && t.bit_width() == 8 => vec![E::F32],
+        E::S8 | E::S16 => vec![E::S32],
+        E::U8 | E::U16 => vec![E::U32],
+        _ => vec![],
+    }
 }
 
 /// An attribute the generator draws from a range.
@@ -255,6 +286,11 @@ pub struct Tolerance {
     /// How complex results are measured (default: each component in ULPs of its own value).
     #[serde(default)]
     pub complex_error: ComplexError,
+    /// Sums of products and reductions: the error-analysis bound replaces the ULP budget for
+    /// floating-point results (the reference supplies the number of terms and Σ|terms| of each
+    /// element). Integer results stay exact.
+    #[serde(default)]
+    pub accumulation: Option<Accumulation>,
     /// Widens the budget of each element by its condition number (`2·κ` ULPs), and leaves
     /// elements whose result the working precision does not determine uncompared. Only for
     /// complex results (the rule names its operands' meaning).
@@ -263,6 +299,22 @@ pub struct Tolerance {
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,
+}
+
+/// The error bound of a floating-point sum of `n` terms (products, or reduced elements and the
+/// init value), from the standard error analysis of recursive summation in any order (Higham,
+/// Accuracy and Stability of Numerical Algorithms, §4.2):
+/// `|got − exact| ≤ γ(n)·Σ|terms| + 1 ulp(exact)` with `γ(n) = n·u / (1 − n·u)`, `u` the unit
+/// roundoff (2^−p) of the accumulation format, and the last ulp (of the result format) for the
+/// final rounding into the result type. An element whose Σ|terms| exceeds the accumulation
+/// format's largest finite value may overflow in some summation orders and not others: it is
+/// masked (undetermined), not compared.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Accumulation {
+    /// The accumulation format per *result* element type (name or class, `default` for the
+    /// rest): a float type name, or `result` for the result's own format.
+    pub format: BTreeMap<String, String>,
 }
 
 /// An executable example: an HLO module, its inputs and the expected output, as HLO text.
@@ -355,24 +407,40 @@ impl Tolerance {
     /// class containing it (fewest members; `f8` before `float` before `all`, ties by name), else
     /// `default`, else 0.
     pub fn ulp_for(&self, ty: ElementType) -> u64 {
-        if let Some(&u) = self.ulp.get(ty.hlo_name()) {
-            return u;
+        lookup_by_type(&self.ulp, ty).copied().unwrap_or(0)
+    }
+}
+
+/// The value for `ty` in a map keyed by element type names and classes: its own entry, else that
+/// of the most specific class containing it (fewest members; `f8` before `float` before `all`,
+/// ties by name), else `default`.
+fn lookup_by_type<T>(map: &BTreeMap<String, T>, ty: ElementType) -> Option<&T> {
+    if let Some(v) = map.get(ty.hlo_name()) {
+        return Some(v);
+    }
+    let mut best: Option<(usize, &T)> = None;
+    for (class, v) in map {
+        if class == "default" {
+            continue;
         }
-        let mut best: Option<(usize, u64)> = None;
-        for (class, &u) in &self.ulp {
-            if class == "default" {
-                continue;
+        if let Some(members) = type_class(class) {
+            if members.contains(&ty) && best.is_none_or(|(n, _)| members.len() < n) {
+                best = Some((members.len(), v));
             }
-            if let Some(members) = type_class(class) {
-                if members.contains(&ty) && best.is_none_or(|(n, _)| members.len() < n) {
-                    best = Some((members.len(), u));
-                }
-            }
         }
-        if let Some((_, u)) = best {
-            return u;
+    }
+    best.map(|(_, v)| v).or_else(|| map.get("default"))
+}
+
+impl Accumulation {
+    /// The accumulation type for a result of type `ty` (see [`Accumulation::format`]): the named
+    /// float type, or `ty` itself for `result` or no entry; `None` for a name that is not a type
+    /// (the loader rejects those).
+    pub fn type_for(&self, ty: ElementType) -> Option<ElementType> {
+        match lookup_by_type(&self.format, ty).map(String::as_str) {
+            None | Some("result") => Some(ty),
+            Some(name) => ElementType::from_hlo_name(name),
         }
-        self.ulp.get("default").copied().unwrap_or(0)
     }
 }
 

@@ -38,7 +38,46 @@ const fn rules(
 /// The rules for `opcode`, or `None` for an opcode no family table covers yet (such entries are
 /// not checked against an opcode table).
 pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
-    elementwise_rules(opcode).or_else(|| data_movement_rules(opcode))
+    elementwise_rules(opcode)
+        .or_else(|| data_movement_rules(opcode))
+        .or_else(|| contraction_rules(opcode))
+}
+
+/// Contractions, reductions and windows (seed 004: Dot; DotGeneral; Conv/ConvWithGeneralPadding;
+/// Reduce; ReduceWindow; SelectAndScatter).
+fn contraction_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    use Opcode::*;
+    use ResultRule as R;
+    use Signature as S;
+    const WIDENING: &[ResultRule] = &[R::SameOrAccumulation];
+    Some(match opcode {
+        Dot => rules(
+            &[S::Dot, S::DotGeneral],
+            WIDENING,
+            &[
+                "lhs_batch_dims",
+                "rhs_batch_dims",
+                "lhs_contracting_dims",
+                "rhs_contracting_dims",
+                "operand_precision",
+            ],
+        ),
+        Convolution => rules(
+            &[S::Convolution],
+            WIDENING,
+            &[
+                "window",
+                "dim_labels",
+                "feature_group_count",
+                "batch_group_count",
+                "operand_precision",
+            ],
+        ),
+        Reduce => rules(&[S::Reduce], SAME, &["dimensions"]),
+        ReduceWindow => rules(&[S::ReduceWindow], SAME, &["window"]),
+        SelectAndScatter => rules(&[S::SelectAndScatter], SAME, &["window"]),
+        _ => return None,
+    })
 }
 
 /// The opcodes whose rules admit `signature`, in `Opcode::ALL` order.
@@ -316,7 +355,8 @@ mod tests {
             opcode_rules(Opcode::GetDimensionSize).map(|r| r.results),
             Some(&[ResultRule::S32][..])
         );
-        assert!(opcode_rules(Opcode::Dot).is_none());
+        assert!(opcode_rules(Opcode::Dot).is_some());
+        assert!(opcode_rules(Opcode::AllReduce).is_none());
     }
 
     #[test]

@@ -103,6 +103,11 @@ pub(crate) fn result_types(op: &OpEntry, t: ElementType) -> Vec<ElementType> {
             ElementType::F64 => vec![ElementType::C128],
             _ => vec![],
         },
+        ResultRule::SameOrAccumulation => {
+            let mut v = vec![t];
+            v.extend(super::model::accumulation_types(t));
+            v
+        }
         ResultRule::Chosen => {
             if op.result_element_types.is_empty() {
                 ElementType::ALL.to_vec()
@@ -678,6 +683,23 @@ impl OpCtx<'_> {
                     ),
                 ),
                 Some(_) => {}
+            }
+        }
+        if let Some(acc) = &op.tolerance.accumulation {
+            for (key, format) in &acc.format {
+                let key_ok = key == "default"
+                    || type_class(key).is_some()
+                    || ElementType::from_hlo_name(key).is_some();
+                let format_ok = format == "result"
+                    || ElementType::from_hlo_name(format).is_some_and(|t| t.is_float());
+                if !key_ok || !format_ok {
+                    self.err(
+                        here,
+                        format!(
+                            "tolerance.accumulation.format `{key}: {format}`: expected `default`, an element type or a class, mapped to `result` or a float type"
+                        ),
+                    );
+                }
             }
         }
         if op

@@ -1,5 +1,6 @@
 //! Attribute values: typed for the names the IR interprets, verbatim ([`AttrValue::Raw`]) for the rest.
 
+use super::contraction_numbers::{parse_dim_labels, parse_window};
 use super::cursor::{Cursor, PResult};
 use super::ir::{AttrValue, PaddingDim, SliceDim};
 use super::lexer::{scan_string, Tok};
@@ -27,6 +28,10 @@ pub enum AttrKind {
     Slice,
     /// `0_0x1_2_1` (`padding` of `pad`).
     Padding,
+    /// `{size=3x3 stride=2x1 pad=1_1x0_-1 ...}` (`window`).
+    Window,
+    /// `b01f_01io->b01f` (`dim_labels`).
+    DimLabels,
 }
 
 /// Comparison directions of `compare` (seed 004, element-wise comparison operations).
@@ -77,6 +82,8 @@ pub fn attr_kind(name: &str) -> Option<AttrKind> {
         "backend_config" => AttrKind::StrOrRaw,
         "slice" => AttrKind::Slice,
         "padding" => AttrKind::Padding,
+        "window" => AttrKind::Window,
+        "dim_labels" => AttrKind::DimLabels,
         _ => return None,
     })
 }
@@ -192,6 +199,36 @@ pub(crate) fn attribute_value(
                     format!("attribute `{name}` expects `low_high[_interior]` per dimension joined by `x`, such as `0_0x1_2_1`: {m}"),
                 )
             })
+        }
+        AttrKind::Window => {
+            if t.tok != Tok::LBrace {
+                return Err(wrong(
+                    c,
+                    "a window such as `{size=3x3 stride=2x1 pad=1_1x0_0}`",
+                ));
+            }
+            raw_value(c, name)?;
+            // Parse the source text itself (not the whitespace-normalized copy) so that error
+            // offsets point into the source.
+            let text = &c.src[t.start..c.pos];
+            parse_window(text).map(AttrValue::Window).map_err(|(at, m)| {
+                c.error_at(
+                    t.start + at,
+                    format!("attribute `{name}` expects a window such as `{{size=3x3 stride=2x1 pad=1_1x0_0}}`: {m}"),
+                )
+            })
+        }
+        AttrKind::DimLabels => {
+            raw_value(c, name)?;
+            let text = &c.src[t.start..c.pos];
+            parse_dim_labels(text)
+                .map(AttrValue::DimLabels)
+                .map_err(|(at, m)| {
+                    c.error_at(
+                        t.start + at,
+                        format!("attribute `{name}` expects labels such as `b01f_01io->b01f`: {m}"),
+                    )
+                })
         }
     }
 }

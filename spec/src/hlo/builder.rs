@@ -9,8 +9,11 @@
 //!
 //! Data movement (seed 004: Broadcast, BroadcastInDim, Reshape, Collapse, Transpose, Slice,
 //! DynamicSlice, DynamicUpdateSlice, ConcatInDim, Pad, Rev, Iota, Gather, Scatter,
-//! GetDimensionSize, SetDimensionSize, Copy, Tuple, GetTupleElement) is in `data_movement`.
+//! GetDimensionSize, SetDimensionSize, Copy, Tuple, GetTupleElement) is in `data_movement`;
+//! contractions, reductions and windows (Dot, DotGeneral, ConvWithGeneralPadding, Reduce,
+//! ReduceWindow, SelectAndScatter) in `contraction`.
 
+mod contraction;
 mod data_movement;
 
 use super::ir::{AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode};

@@ -6,6 +6,7 @@
 //! `calls=`, ...) by name. Attributes are kept in text order; those the IR does not interpret
 //! (`metadata={...}`, `frontend_attributes={...}`, ...) are kept verbatim so that printing is lossless.
 
+use super::contraction_numbers::{ConvolutionDimensionNumbers, Window};
 use crate::literal::Literal;
 use crate::shape::Shape;
 
@@ -75,6 +76,11 @@ pub enum AttrValue {
     /// `padding=0_0x1_2_1`: per dimension, edge padding low and high (negative: cut) and interior
     /// padding (seed 004, Pad).
     Padding(Vec<PaddingDim>),
+    /// `window={size=3x3 stride=2x1 pad=1_1x0_-1 ...}` of `convolution`, `reduce-window` and
+    /// `select-and-scatter` (seed 004, ConvWithGeneralPadding, ReduceWindow).
+    Window(Window),
+    /// `dim_labels=b01f_01io->b01f` of `convolution` (seed 004, ConvWithGeneralPadding).
+    DimLabels(ConvolutionDimensionNumbers),
     /// Anything else, verbatim (`metadata={op_name="..."}`, ...).
     Raw(String),
 }
@@ -172,6 +178,22 @@ impl HloInstruction {
     pub fn attr_padding(&self, name: &str) -> Option<&[PaddingDim]> {
         match self.attribute(name)? {
             AttrValue::Padding(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `window={...}` (convolution, reduce-window, select-and-scatter).
+    pub fn attr_window(&self, name: &str) -> Option<&Window> {
+        match self.attribute(name)? {
+            AttrValue::Window(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `dim_labels=...` of `convolution`.
+    pub fn attr_dim_labels(&self, name: &str) -> Option<&ConvolutionDimensionNumbers> {
+        match self.attribute(name)? {
+            AttrValue::DimLabels(v) => Some(v),
             _ => None,
         }
     }

@@ -10,6 +10,7 @@
 
 pub mod attributes;
 pub mod builder;
+pub mod contraction_numbers;
 mod cursor;
 pub mod dimension_numbers;
 mod error;
@@ -22,6 +23,9 @@ mod shape_text;
 pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};
+pub use contraction_numbers::{
+    ConvolutionDimensionNumbers, DotDimensionNumbers, Window, WindowDimension,
+};
 pub use dimension_numbers::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use error::HloParseError;
 pub use ir::{

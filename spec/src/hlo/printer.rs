@@ -7,6 +7,8 @@
 //!   these);
 //! - whose attributes have the value type the parser gives their name (`hlo::attributes::attr_kind`:
 //!   e.g. `dimensions` is `Ints`, unknown names are `Raw`), header attributes being `Raw`;
+//! - whose `DimLabels` are valid labellings (`ConvolutionDimensionNumbers::validate`; the parser
+//!   only produces those);
 //! - whose `Raw` texts are what the parser keeps: balanced, no whitespace outside brackets and
 //!   strings, runs of whitespace inside them single spaces;
 //! - whose layouts set `padding_value` only together with `padded_dimensions` (a layout prints
@@ -199,6 +201,8 @@ impl fmt::Display for AttrValue {
                 }
                 Ok(())
             }
+            AttrValue::Window(w) => write!(f, "{w}"),
+            AttrValue::DimLabels(d) => write!(f, "{d}"),
         }
     }
 }

@@ -196,18 +196,46 @@ fn verify_instruction(
         .collect();
     let mut context = InferenceContext::from_declared(&instr.shape);
     let callee_shapes;
-    if matches!(instr.opcode, Opcode::Call | Opcode::Scatter) {
-        // `call`: the callee; `scatter`: the update computation (`to_apply`).
-        if let Some(callee) = instr
-            .called_computations()
-            .first()
-            .and_then(|n| m.computation(n))
-        {
+    if matches!(
+        instr.opcode,
+        Opcode::Call
+            | Opcode::Scatter
+            | Opcode::Reduce
+            | Opcode::ReduceWindow
+            | Opcode::SelectAndScatter
+    ) {
+        // `call`: the callee; `scatter`, `reduce`, `reduce-window`: `to_apply`;
+        // `select-and-scatter`: its `scatter` computation.
+        let called = if instr.opcode == Opcode::SelectAndScatter {
+            match instr.attribute("scatter") {
+                Some(AttrValue::Computation(n)) => Some(n.as_str()),
+                _ => None,
+            }
+        } else {
+            instr.called_computations().first().copied()
+        };
+        if let Some(callee) = called.and_then(|n| m.computation(n)) {
             callee_shapes = (
                 callee.parameter_shapes(),
                 callee.root_instruction().shape.clone(),
             );
             context.callee = Some((&callee_shapes.0, &callee_shapes.1));
+        }
+    }
+    if instr.opcode == Opcode::SelectAndScatter {
+        // The `select` computation: (T, T) -> pred[] for the operand's element type T.
+        if let (Some(AttrValue::Computation(n)), Some(operand)) = (
+            instr.attribute("select"),
+            operand_shapes.first().and_then(|s| s.as_array()),
+        ) {
+            if let Some(select) = m.computation(n) {
+                super::check_select_computation(
+                    &select.parameter_shapes(),
+                    &select.root_instruction().shape,
+                    operand.element_type,
+                )
+                .map_err(|e| format!("select-and-scatter: {e}"))?;
+            }
         }
     }
     match infer_shape_in(instr.opcode, &operand_shapes, &instr.attributes, &context) {
