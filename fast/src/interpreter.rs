@@ -9,6 +9,7 @@ use crate::contraction;
 use crate::data_movement;
 use crate::elementwise;
 use crate::layout;
+use crate::op_context::Ctx;
 use crate::parallel::Exec;
 use crate::value::Value;
 use crate::Fast;
@@ -296,30 +297,23 @@ fn eval_instruction<'a>(
     if has_runtime_sizes(instr, &owned) {
         return eval_logical(module, comp, instr, owned, args, exec, depth);
     }
-    if data_movement::is_data_movement(instr.opcode) {
+    // The families that take their operands by value and may call computations.
+    let family: Option<fn(Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>> =
+        if data_movement::is_data_movement(instr.opcode) {
+            Some(data_movement::evaluate)
+        } else if contraction::is_contraction(instr.opcode) {
+            Some(contraction::evaluate)
+        } else {
+            None
+        };
+    if let Some(evaluate) = family {
         if depth >= MAX_CALL_DEPTH {
             return Err(BackendError::Invalid(format!(
                 "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
             )));
         }
         let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
-        let v = data_movement::evaluate(data_movement::Ctx {
-            module,
-            instr,
-            operands: owned,
-            exec,
-            call: &call,
-        })?;
-        return conform(v, &instr.shape, exec);
-    }
-    if contraction::is_contraction(instr.opcode) {
-        if depth >= MAX_CALL_DEPTH {
-            return Err(BackendError::Invalid(format!(
-                "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
-            )));
-        }
-        let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
-        let v = contraction::evaluate(contraction::Ctx {
+        let v = evaluate(Ctx {
             module,
             instr,
             operands: owned,

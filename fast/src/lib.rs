@@ -37,7 +37,10 @@ pub mod elementwise;
 mod interpreter;
 pub mod kernels;
 pub mod layout;
+mod op_context;
 mod parallel;
+#[cfg(test)]
+mod test_rng;
 mod value;
 
 use conformance_spec::{

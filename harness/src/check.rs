@@ -5,7 +5,7 @@ use crate::compare::{compare, Allowance, Budget, Comparison};
 use crate::executor::Stage;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
 use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
-use conformance_spec::element_type::{ElementType, FloatClass};
+use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::{HloComputation, HloModule, Opcode};
 use conformance_spec::index;
 use conformance_spec::literal::{format_element, ArrayLiteral, Literal};
@@ -322,8 +322,12 @@ fn accumulation_allowances(
                     }
                     _ => Allowance::Budget,
                 })
-                .map(|a| {
-                    if zeros_meet_non_finite {
+                .enumerate()
+                .map(|(k, a)| {
+                    let meets = zeros_meet_non_finite
+                        .as_ref()
+                        .is_some_and(|m| m.get(k).copied().unwrap_or(false));
+                    if meets {
                         Allowance::OrNan(Box::new(a))
                     } else {
                         a
@@ -334,46 +338,23 @@ fn accumulation_allowances(
         .collect()
 }
 
-/// True for a `convolution` root with padding or base-dilation holes (zeros, by seed 004's
-/// text) and a kernel holding a non-finite value: 0·inf = NaN where they meet, while the seed's
-/// pseudo-code skips those positions. Both readings are allowed ([`Allowance::OrNan`]) for
-/// every element of such a case (a coarse but sound rule).
-fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> bool {
+/// For a `convolution` root, per result element, whether zeros (padding, base-dilation holes)
+/// meet a non-finite kernel value there ([`crate::conv_zeros`]); `None` for other roots.
+fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> Option<Vec<bool>> {
     let root = module.entry_computation().root_instruction();
     if root.opcode != Opcode::Convolution {
-        return false;
+        return None;
     }
-    let Ok(window) = conformance_spec::hlo::Window::from_instruction(root) else {
-        return false;
-    };
-    let zeros = window
-        .dimensions
+    let operands = root_operands(module, args, &conformance_reference::Reference)?;
+    let (input, kernel) = (operands.first()?, operands.get(1)?);
+    let numbers =
+        conformance_spec::hlo::ConvolutionDimensionNumbers::from_instruction(root).ok()?;
+    let spatial: Vec<i64> = numbers
+        .input_spatial_dimensions
         .iter()
-        .any(|d| d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1);
-    if !zeros {
-        return false;
-    }
-    let Some(operands) = root_operands(module, args, &conformance_reference::Reference) else {
-        return true;
-    };
-    let Some(kernel) = operands.get(1) else {
-        return false;
-    };
-    let Some(f) = kernel.element_type().float_format() else {
-        return false;
-    };
-    let complex = kernel.element_type().is_complex();
-    kernel.logical_bits().into_iter().any(|b| {
-        let parts = if complex {
-            let (re, im) = conformance_spec::literal::complex_parts(f, b);
-            vec![re, im]
-        } else {
-            vec![b as u64]
-        };
-        parts
-            .into_iter()
-            .any(|p| matches!(f.classify(p), FloatClass::Nan | FloatClass::Infinite))
-    })
+        .map(|&d| input.dimensions().get(d as usize).copied().unwrap_or(0))
+        .collect();
+    crate::conv_zeros::zeros_meet_non_finite(root, kernel, &spatial)
 }
 
 /// The root instruction's operand values, each computed by `reference` (the entry computation run

@@ -153,7 +153,9 @@ pub enum Allowance {
     Within(u64),
     /// As the inner allowance, or any NaN: convolution padding and base-dilation holes are zeros
     /// by seed 004's text ("equivalent to inserting zeros", so 0·inf = NaN) but skipped by its
-    /// pseudo-code; where a non-finite kernel value meets them, both readings are allowed.
+    /// pseudo-code; where a non-finite kernel value meets them, both readings are allowed
+    /// ([`crate::conv_zeros`]); also a real sum with an infinite term (an order in which finite
+    /// terms overflow to the opposite infinity gives NaN).
     OrNan(Box<Allowance>),
 }
 
@@ -287,37 +289,40 @@ fn compare_arrays(
             // Beyond a runtime size: padding of a dynamic value, unspecified.
             return;
         }
+        let (eb, gb) = (e_bits[k], g_bits[k]);
+        let diff = |ulps: Option<u64>, class: DiffClass| ElementDiff {
+            tuple_index: path.to_vec(),
+            index: idx.to_vec(),
+            element_type: ty.to_string(),
+            expected_bits: hex_bits(ty, eb),
+            got_bits: hex_bits(ty, gb),
+            expected: format_element(ty, eb),
+            got: format_element(ty, gb),
+            ulps,
+            class,
+            inputs: vec![],
+        };
         let widened;
         let mut allowance = mask.get(k).cloned().unwrap_or_default();
         if let Allowance::OrNan(inner) = allowance {
-            if is_nan(ty, g_bits[k]) {
+            if is_nan(ty, gb) {
                 out.compared += 1;
                 return;
             }
             allowance = *inner;
         }
+        // The verdict of a bound-based comparison, made in the match.
+        let mut within = None;
         let budget = match allowance {
-            Allowance::OrNan(_) => budget,
+            Allowance::OrNan(_) | Allowance::Budget => budget,
             Allowance::Masked => {
                 out.masked += 1;
                 return;
             }
-            Allowance::Budget => budget,
             Allowance::Infinity => {
                 out.compared += 1;
-                if !is_infinity(ty, g_bits[k]) {
-                    out.record(ElementDiff {
-                        tuple_index: path.to_vec(),
-                        index: idx.to_vec(),
-                        element_type: ty.to_string(),
-                        expected_bits: hex_bits(ty, e_bits[k]),
-                        got_bits: hex_bits(ty, g_bits[k]),
-                        expected: format_element(ty, e_bits[k]),
-                        got: format_element(ty, g_bits[k]),
-                        ulps: None,
-                        class: DiffClass::Overflow,
-                        inputs: vec![],
-                    });
+                if !is_infinity(ty, gb) {
+                    out.record(diff(None, DiffClass::Overflow));
                 }
                 return;
             }
@@ -329,37 +334,17 @@ fn compare_arrays(
                 &widened
             }
             Allowance::Within(bits) => {
-                out.compared += 1;
-                let bound = f64::from_bits(bits);
-                let (eb, gb) = (e_bits[k], g_bits[k]);
-                let (ratio, verdict) = within_verdict(ty, eb, gb, bound, budget);
+                let (ratio, verdict) = within_verdict(ty, eb, gb, f64::from_bits(bits), budget);
                 if let Some(ratio) = ratio {
                     if out.bound_ratios.is_empty() {
                         out.bound_ratios = vec![0; BOUND_RATIO_BUCKETS.len()];
                     }
                     out.bound_ratios[bound_ratio_bucket(ratio)] += 1;
                 }
-                if let Some(u) = verdict.ulps {
-                    out.max_ulps = out.max_ulps.max(u);
-                }
-                if let Some(class) = verdict.class {
-                    out.record(ElementDiff {
-                        tuple_index: path.to_vec(),
-                        index: idx.to_vec(),
-                        element_type: ty.to_string(),
-                        expected_bits: hex_bits(ty, eb),
-                        got_bits: hex_bits(ty, gb),
-                        expected: format_element(ty, eb),
-                        got: format_element(ty, gb),
-                        ulps: verdict.ulps,
-                        class,
-                        inputs: vec![],
-                    });
-                }
-                return;
+                within = Some(verdict);
+                budget
             }
             Allowance::AnyOf(values) => {
-                let gb = g_bits[k];
                 if values
                     .iter()
                     .any(|&v| element_verdict(ty, v, gb, budget).class.is_none())
@@ -371,24 +356,12 @@ fn compare_arrays(
             }
         };
         out.compared += 1;
-        let (eb, gb) = (e_bits[k], g_bits[k]);
-        let verdict = element_verdict(ty, eb, gb, budget);
+        let verdict = within.unwrap_or_else(|| element_verdict(ty, eb, gb, budget));
         if let Some(u) = verdict.ulps {
             out.max_ulps = out.max_ulps.max(u);
         }
         if let Some(class) = verdict.class {
-            out.record(ElementDiff {
-                tuple_index: path.to_vec(),
-                index: idx.to_vec(),
-                element_type: ty.to_string(),
-                expected_bits: hex_bits(ty, eb),
-                got_bits: hex_bits(ty, gb),
-                expected: format_element(ty, eb),
-                got: format_element(ty, gb),
-                ulps: verdict.ulps,
-                class,
-                inputs: vec![],
-            });
+            out.record(diff(verdict.ulps, class));
         }
     });
 }

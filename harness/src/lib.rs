@@ -6,6 +6,7 @@ pub mod backends;
 pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod conv_zeros;
 pub mod corpus;
 pub mod executor;
 pub mod fuzzing;

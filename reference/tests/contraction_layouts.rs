@@ -3,18 +3,21 @@
 //! parameters and result give the same logical result (bit for bit) as with default layouts, in
 //! the instruction's layout; the accumulation bounds do not change either.
 
+mod common;
+
+use common::layouts::{bare, case_strategy, laid_out, module_text, LayoutCase};
 use conformance_reference::{accumulation_bounds, Reference};
-use conformance_spec::hlo::{parse_module, parse_shape};
-use conformance_spec::layout::{Layout, PaddingValue};
+use conformance_spec::hlo::parse_module;
+use conformance_spec::layout::PaddingValue;
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::shape::ArrayShape;
 use conformance_spec::Backend;
 use proptest::prelude::*;
 
-const COMPUTATIONS: &str = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\nmx {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] maximum(x, y)\n}\n\nge {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT c = pred[] compare(x, y), direction=GE\n}\n\naddi {\n  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  ROOT s = s32[] add(x, y)\n}\n";
+const COMPUTATIONS: &str = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\nmx {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] maximum(x, y)\n}\n\nge {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT c = pred[] compare(x, y), direction=GE\n}\n\naddi {\n  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  ROOT s = s32[] add(x, y)\n}\n\n";
 
 /// (parameter shapes without layout, result shape without layout, the op text).
-const CASES: &[(&[&str], &str, &str)] = &[
+const CASES: &[LayoutCase] = &[
     (
         &["f32[2,3,4]", "f32[4,2,5]"],
         "f32[2,3,5]",
@@ -52,31 +55,13 @@ const CASES: &[(&[&str], &str, &str)] = &[
     ),
 ];
 
-fn bare(text: &str) -> ArrayShape {
-    parse_shape(text).unwrap().as_array().unwrap().clone()
-}
-
-fn layout_strategy(dims: Vec<i64>) -> impl Strategy<Value = Layout> {
-    let rank = dims.len();
-    (
-        Just((0..rank as i64).collect::<Vec<_>>()).prop_shuffle(),
-        prop::collection::vec(0i64..3, rank),
-        any::<bool>(),
-        prop::sample::select(vec![
-            PaddingValue::Zero,
-            PaddingValue::Highest,
-            PaddingValue::Unknown,
-        ]),
-    )
-        .prop_map(move |(perm, pads, padded, value)| {
-            let layout = Layout::new(perm);
-            if padded && rank > 0 {
-                let widths = dims.iter().zip(&pads).map(|(d, p)| d + p).collect();
-                layout.with_padding(widths, value)
-            } else {
-                layout
-            }
-        })
+/// The padding values the layouts of this test draw from.
+fn padding_values() -> Vec<PaddingValue> {
+    vec![
+        PaddingValue::Zero,
+        PaddingValue::Highest,
+        PaddingValue::Unknown,
+    ]
 }
 
 /// Argument values: small integers (exact f32 sums stay in range) derived from the position and
@@ -103,15 +88,6 @@ fn argument(shape: &ArrayShape, param: usize) -> ArrayLiteral {
     ArrayLiteral::from_f64s(shape.clone(), &v).unwrap()
 }
 
-fn module_text(params: &[ArrayShape], result: &ArrayShape, op: &str) -> String {
-    let mut text = format!("HloModule m\n{COMPUTATIONS}\nENTRY e {{\n");
-    for (i, p) in params.iter().enumerate() {
-        text += &format!("  p{i} = {p} parameter({i})\n");
-    }
-    text += &format!("  ROOT r = {result} {op}\n}}\n");
-    text
-}
-
 #[allow(clippy::type_complexity)]
 fn run(
     params: &[ArrayShape],
@@ -119,7 +95,7 @@ fn run(
     op: &str,
     args: Vec<Literal>,
 ) -> (ArrayLiteral, Option<Vec<Vec<(u64, f64)>>>) {
-    let text = module_text(params, result, op);
+    let text = module_text(COMPUTATIONS, params, result, op);
     let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let value = Reference
         .execute(&m, &args)
@@ -137,27 +113,11 @@ fn run(
     (value, bounds)
 }
 
-#[allow(clippy::type_complexity)]
-fn case_strategy() -> impl Strategy<Value = (usize, Vec<Layout>, Layout)> {
-    (0..CASES.len()).prop_flat_map(|c| {
-        let (params, result, _) = CASES[c];
-        let param_layouts: Vec<_> = params
-            .iter()
-            .map(|p| layout_strategy(bare(p).dimensions))
-            .collect();
-        (
-            Just(c),
-            param_layouts,
-            layout_strategy(bare(result).dimensions),
-        )
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
-    fn layouts_do_not_change_values((c, param_layouts, result_layout) in case_strategy()) {
+    fn layouts_do_not_change_values((c, param_layouts, result_layout) in case_strategy(CASES, padding_values())) {
         let (params, result, op) = CASES[c];
         let plain: Vec<ArrayShape> = params.iter().map(|p| bare(p)).collect();
         let result_plain = bare(result);
@@ -169,17 +129,8 @@ proptest! {
             op,
             args.iter().cloned().map(Literal::from).collect(),
         );
-        let laid: Vec<ArrayShape> = plain
-            .iter()
-            .zip(&param_layouts)
-            .map(|(s, l)| s.clone().with_layout(l.clone()))
-            .collect();
+        let (laid, laid_args) = laid_out(&plain, &param_layouts, &args);
         let result_laid = result_plain.clone().with_layout(result_layout);
-        let laid_args: Vec<Literal> = args
-            .iter()
-            .zip(&laid)
-            .map(|(a, s)| a.relayout(s.layout.clone()).into())
-            .collect();
         let (got, bounds) = run(&laid, &result_laid, op, laid_args);
         prop_assert_eq!(got.shape(), &result_laid);
         prop_assert!(got.logical_eq(&expected), "{}: {} vs {}", op, got, expected);

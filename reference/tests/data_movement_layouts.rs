@@ -2,16 +2,19 @@
 //! `minor_to_major` orders and padding on its parameters and its result gives the same logical
 //! result as with default layouts, in the instruction's layout.
 
+mod common;
+
+use common::layouts::{bare, case_strategy, laid_out, module_text, LayoutCase};
 use conformance_reference::Reference;
-use conformance_spec::hlo::{parse_module, parse_shape};
-use conformance_spec::layout::{Layout, PaddingValue};
+use conformance_spec::hlo::parse_module;
+use conformance_spec::layout::PaddingValue;
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::shape::ArrayShape;
 use conformance_spec::Backend;
 use proptest::prelude::*;
 
 /// (parameter shapes without layout, result shape without layout, the op text with `{params}`).
-const CASES: &[(&[&str], &str, &str)] = &[
+const CASES: &[LayoutCase] = &[
     (&["s16[2,3,4]"], "s16[4,2,3]", "transpose(p0), dimensions={2,0,1}"),
     (&["f32[2,3,4]"], "f32[6,4]", "reshape(p0)"),
     (&["c64[3,4]"], "c64[3,4]", "reverse(p0), dimensions={0,1}"),
@@ -30,32 +33,14 @@ const CASES: &[(&[&str], &str, &str)] = &[
     (&["s32[2,3]"], "s32[2,3]", "copy(p0)"),
 ];
 
-fn bare(text: &str) -> ArrayShape {
-    parse_shape(text).unwrap().as_array().unwrap().clone()
-}
-
-fn layout_strategy(dims: Vec<i64>) -> impl Strategy<Value = Layout> {
-    let rank = dims.len();
-    (
-        Just((0..rank as i64).collect::<Vec<_>>()).prop_shuffle(),
-        prop::collection::vec(0i64..3, rank),
-        any::<bool>(),
-        prop::sample::select(vec![
-            PaddingValue::Zero,
-            PaddingValue::One,
-            PaddingValue::Highest,
-            PaddingValue::Unknown,
-        ]),
-    )
-        .prop_map(move |(perm, pads, padded, value)| {
-            let layout = Layout::new(perm);
-            if padded && rank > 0 {
-                let widths = dims.iter().zip(&pads).map(|(d, p)| d + p).collect();
-                layout.with_padding(widths, value)
-            } else {
-                layout
-            }
-        })
+/// The padding values the layouts of this test draw from.
+fn padding_values() -> Vec<PaddingValue> {
+    vec![
+        PaddingValue::Zero,
+        PaddingValue::One,
+        PaddingValue::Highest,
+        PaddingValue::Unknown,
+    ]
 }
 
 /// Argument values: element `n` (row-major) gets bits derived from `n` and the parameter number;
@@ -82,17 +67,8 @@ fn argument(shape: &ArrayShape, param: usize) -> ArrayLiteral {
     ArrayLiteral::from_bits(shape.clone(), &bits).unwrap()
 }
 
-fn module_text(params: &[ArrayShape], result: &ArrayShape, op: &str) -> String {
-    let mut text = String::from("HloModule m\nENTRY e {\n");
-    for (i, p) in params.iter().enumerate() {
-        text += &format!("  p{i} = {p} parameter({i})\n");
-    }
-    text += &format!("  ROOT r = {result} {op}\n}}\n");
-    text
-}
-
 fn run(params: &[ArrayShape], result: &ArrayShape, op: &str, args: Vec<Literal>) -> ArrayLiteral {
-    let text = module_text(params, result, op);
+    let text = module_text("", params, result, op);
     let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     Reference
         .execute(&m, &args)
@@ -101,27 +77,11 @@ fn run(params: &[ArrayShape], result: &ArrayShape, op: &str, args: Vec<Literal>)
         .expect("array result")
 }
 
-#[allow(clippy::type_complexity)]
-fn case_strategy() -> impl Strategy<Value = (usize, Vec<Layout>, Layout)> {
-    (0..CASES.len()).prop_flat_map(|c| {
-        let (params, result, _) = CASES[c];
-        let param_layouts: Vec<_> = params
-            .iter()
-            .map(|p| layout_strategy(bare(p).dimensions))
-            .collect();
-        (
-            Just(c),
-            param_layouts,
-            layout_strategy(bare(result).dimensions),
-        )
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn layouts_do_not_change_values((c, param_layouts, result_layout) in case_strategy()) {
+    fn layouts_do_not_change_values((c, param_layouts, result_layout) in case_strategy(CASES, padding_values())) {
         let (params, result, op) = CASES[c];
         let plain: Vec<ArrayShape> = params.iter().map(|p| bare(p)).collect();
         let result_plain = bare(result);
@@ -133,17 +93,8 @@ proptest! {
             op,
             args.iter().cloned().map(Literal::from).collect(),
         );
-        let laid: Vec<ArrayShape> = plain
-            .iter()
-            .zip(&param_layouts)
-            .map(|(s, l)| s.clone().with_layout(l.clone()))
-            .collect();
+        let (laid, laid_args) = laid_out(&plain, &param_layouts, &args);
         let result_laid = result_plain.clone().with_layout(result_layout);
-        let laid_args: Vec<Literal> = args
-            .iter()
-            .zip(&laid)
-            .map(|(a, s)| a.relayout(s.layout.clone()).into())
-            .collect();
         let got = run(&laid, &result_laid, op, laid_args);
         prop_assert_eq!(got.shape(), &result_laid);
         prop_assert!(got.logical_eq(&expected), "{}: {} vs {}", op, got, expected);

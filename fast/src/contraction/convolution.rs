@@ -373,10 +373,25 @@ fn general<T: Arith>(
         }
         Ok(())
     };
-    if parallel && out_batch > 1 {
+    for_each_batch(&mut out, plane, parallel && out_batch > 1, parallel, one)?;
+    Ok(out)
+}
+
+/// Runs `one(b, plane_b, threads)` on every batch plane of `out` (consecutive chunks of `plane`
+/// elements): with `across_batches`, the planes in parallel on the rayon pool, one GEMM thread
+/// each; otherwise one after the other, each GEMM on all of the pool's threads when `parallel`
+/// (else on 1). Errors: the first error of `one`.
+fn for_each_batch<T: Send>(
+    out: &mut [T],
+    plane: usize,
+    across_batches: bool,
+    parallel: bool,
+    one: impl Fn(usize, &mut [T], usize) -> Result<(), BackendError> + Sync,
+) -> Result<(), BackendError> {
+    if across_batches {
         out.par_chunks_mut(plane)
             .enumerate()
-            .try_for_each(|(ob, o)| one(ob, o, 1))?;
+            .try_for_each(|(b, o)| one(b, o, 1))
     } else {
         let threads = if parallel {
             rayon::current_num_threads()
@@ -385,9 +400,8 @@ fn general<T: Arith>(
         };
         out.chunks_mut(plane)
             .enumerate()
-            .try_for_each(|(ob, o)| one(ob, o, threads))?;
+            .try_for_each(|(b, o)| one(b, o, threads))
     }
-    Ok(out)
 }
 
 /// True when dimensions `order` (major to minor) of `shape` are laid out row-major, unpadded.
@@ -530,19 +544,6 @@ fn nchw_fast(
         }
         Ok(())
     };
-    if parallel && bn > 1 {
-        out.par_chunks_mut(plane)
-            .enumerate()
-            .try_for_each(|(b, o)| one(b, o, 1))?;
-    } else {
-        let threads = if parallel {
-            rayon::current_num_threads()
-        } else {
-            1
-        };
-        out.chunks_mut(plane)
-            .enumerate()
-            .try_for_each(|(b, o)| one(b, o, threads))?;
-    }
+    for_each_batch(&mut out, plane, parallel && bn > 1, parallel, one)?;
     Ok(Some(out))
 }

@@ -28,24 +28,12 @@ mod simd;
 mod window;
 
 use crate::layout;
-use crate::parallel::Exec;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::{index, ArrayShape, BackendError, HloModule, Layout, Opcode};
+use conformance_spec::{index, ArrayShape, BackendError, Layout, Opcode, Shape};
 
-/// Runs a called computation (a reducer, select or scatter computation) on argument values.
-pub(crate) type CallFn<'c, 'a> =
-    &'c dyn Fn(&'a HloComputation, &[Value<'a>]) -> Result<Value<'a>, BackendError>;
-
-/// What a contraction sees of its instruction.
-pub(crate) struct Ctx<'c, 'a> {
-    pub(crate) module: &'a HloModule,
-    pub(crate) instr: &'a HloInstruction,
-    pub(crate) operands: Vec<Value<'a>>,
-    pub(crate) exec: Exec,
-    pub(crate) call: CallFn<'c, 'a>,
-}
+pub(crate) use crate::op_context::Ctx;
 
 /// True for the opcodes this module implements.
 pub(crate) fn is_contraction(op: Opcode) -> bool {
@@ -80,18 +68,6 @@ fn bad(msg: impl Into<String>) -> BackendError {
 }
 
 impl<'a> Ctx<'_, 'a> {
-    fn arity(&self, k: usize) -> Result<(), BackendError> {
-        if self.operands.len() == k {
-            Ok(())
-        } else {
-            Err(bad(format!(
-                "{} takes {k} operands, {} given",
-                self.instr.opcode,
-                self.operands.len()
-            )))
-        }
-    }
-
     /// Operand `i` as an array (a splat is materialized).
     fn array(&self, i: usize) -> Result<ArrayRef<'a>, BackendError> {
         match self.operands.get(i) {
@@ -107,6 +83,50 @@ impl<'a> Ctx<'_, 'a> {
                 self.instr.opcode
             ))),
             None => Err(bad(format!("{} has no operand {i}", self.instr.opcode))),
+        }
+    }
+
+    /// The N arrays and the N init values' (element type, bits) of a variadic reduction
+    /// (`reduce`, `reduce-window`), whose operands are `(arrays[0..N], init_values[0..N])`.
+    /// Errors: [`BackendError::Invalid`] for an odd or zero operand count, an array operand that
+    /// is not an array or an init value that is not a scalar.
+    #[allow(clippy::type_complexity)]
+    fn reduction_inputs(
+        &self,
+    ) -> Result<
+        (
+            Vec<ArrayRef<'a>>,
+            Vec<(conformance_spec::ElementType, u128)>,
+        ),
+        BackendError,
+    > {
+        let k = self.operands.len();
+        if k == 0 || !k.is_multiple_of(2) {
+            return Err(bad(format!(
+                "{} takes 2N operands, {k} given",
+                self.instr.opcode
+            )));
+        }
+        let n = k / 2;
+        let arrays = (0..n).map(|i| self.array(i)).collect::<Result<_, _>>()?;
+        let inits = (n..k).map(|i| self.scalar(i)).collect::<Result<_, _>>()?;
+        Ok((arrays, inits))
+    }
+
+    /// The N result shapes of a variadic reduction: the instruction's array shape for N = 1, the
+    /// arrays of its tuple shape otherwise. Errors: [`BackendError::Invalid`] for any other shape.
+    fn reduction_results(&self, n: usize) -> Result<Vec<&'a ArrayShape>, BackendError> {
+        let op = self.instr.opcode;
+        match &self.instr.shape {
+            Shape::Array(s) if n == 1 => Ok(vec![s]),
+            Shape::Tuple(t) if t.len() == n => t
+                .iter()
+                .map(|s| {
+                    s.as_array()
+                        .ok_or_else(|| bad(format!("{op} result tuple of non-arrays")))
+                })
+                .collect(),
+            s => Err(bad(format!("{op} of {n} operands cannot have shape {s}"))),
         }
     }
 
@@ -135,10 +155,6 @@ impl<'a> Ctx<'_, 'a> {
         self.module
             .computation(callee)
             .ok_or_else(|| bad(format!("unknown computation `{callee}`")))
-    }
-
-    fn parallel(&self, elements: usize) -> bool {
-        self.exec.parallel(elements)
     }
 }
 

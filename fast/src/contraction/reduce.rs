@@ -15,7 +15,7 @@ use super::reducer::{self, Kind};
 use super::{bad, finish_in_layout, finish_row_major, simd, Ctx};
 use crate::buffer::typed;
 use crate::value::{ArrayRef, Value};
-use conformance_spec::{index, ArrayShape, BackendError, ElementType, Layout, Shape};
+use conformance_spec::{index, ArrayShape, BackendError, ElementType, Layout};
 use rayon::prelude::*;
 use std::borrow::Cow;
 
@@ -25,13 +25,8 @@ const SUM_BLOCK: usize = 1 << 16;
 /// `reduce` of seed 004. Errors: operand/init counts, mismatched dimensions, reduced dimensions
 /// out of range or repeated, result shapes that do not match.
 pub(super) fn reduce<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
-    let k = cx.operands.len();
-    if k == 0 || !k.is_multiple_of(2) {
-        return Err(bad(format!("reduce takes 2N operands, {k} given")));
-    }
-    let n = k / 2;
-    let operands: Vec<ArrayRef<'a>> = (0..n).map(|i| cx.array(i)).collect::<Result<_, _>>()?;
-    let inits: Vec<(ElementType, u128)> = (n..k).map(|i| cx.scalar(i)).collect::<Result<_, _>>()?;
+    let (operands, inits) = cx.reduction_inputs()?;
+    let n = operands.len();
     let dims = cx
         .instr
         .attr_ints("dimensions")
@@ -56,17 +51,7 @@ pub(super) fn reduce<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         .filter(|&d| !reduced[d])
         .map(|d| shape0.dimensions[d])
         .collect();
-    let results: Vec<&ArrayShape> = match &cx.instr.shape {
-        Shape::Array(s) if n == 1 => vec![s],
-        Shape::Tuple(t) if t.len() == n => t
-            .iter()
-            .map(|s| {
-                s.as_array()
-                    .ok_or_else(|| bad("reduce result tuple of non-arrays"))
-            })
-            .collect::<Result<_, _>>()?,
-        s => return Err(bad(format!("reduce of {n} operands cannot have shape {s}"))),
-    };
+    let results = cx.reduction_results(n)?;
     for (i, (o, r)) in operands.iter().zip(&results).enumerate() {
         if o.dimensions() != shape0.dimensions.as_slice() {
             return Err(bad(format!("operand {i} dimensions differ from operand 0")));
@@ -328,14 +313,7 @@ fn general_reduce<'a>(
                     elements::read_bits(operands[j].data(), off as usize * widths[j], widths[j]);
                 args.push((types[j], bits));
             }
-            reducer::call_scalars(cx, comp, &args, &mut res)?;
-            if res.len() != n {
-                return Err(bad(format!(
-                    "the reducer returned {} values for {n} operands",
-                    res.len()
-                )));
-            }
-            acc.copy_from_slice(&res);
+            reducer::fold_step(cx, comp, &args, &mut res, &mut acc)?;
             elements::advance(&mut ridx, &rsizes);
         }
         for (o, (r, a)) in out.iter_mut().zip(results.iter().zip(&acc)) {

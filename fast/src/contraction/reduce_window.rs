@@ -13,7 +13,7 @@ use super::window::{self, Dim};
 use super::{bad, finish_row_major, Ctx};
 use crate::value::{ArrayRef, Value};
 use conformance_spec::hlo::Window;
-use conformance_spec::{index, ArrayShape, BackendError, ElementType, Shape};
+use conformance_spec::{index, ArrayShape, BackendError, ElementType};
 use rayon::prelude::*;
 
 /// The windows of a window attribute over one operand: for each output index (row-major), the
@@ -87,32 +87,13 @@ pub(crate) fn windows(shape: &ArrayShape, window: &Window) -> Result<Windows, St
 /// `reduce-window` of seed 004. Errors: operand/init counts, mismatched shapes, a malformed
 /// window, a result shape that does not match.
 pub(super) fn reduce_window<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
-    let k = cx.operands.len();
-    if k == 0 || !k.is_multiple_of(2) {
-        return Err(bad(format!("reduce-window takes 2N operands, {k} given")));
-    }
-    let n = k / 2;
-    let operands: Vec<ArrayRef<'a>> = (0..n).map(|i| cx.array(i)).collect::<Result<_, _>>()?;
-    let inits: Vec<(ElementType, u128)> = (n..k).map(|i| cx.scalar(i)).collect::<Result<_, _>>()?;
+    let (operands, inits) = cx.reduction_inputs()?;
+    let n = operands.len();
     let window = cx
         .instr
         .attr_window("window")
         .ok_or_else(|| bad("reduce-window without `window`"))?;
-    let results: Vec<&ArrayShape> = match &cx.instr.shape {
-        Shape::Array(s) if n == 1 => vec![s],
-        Shape::Tuple(t) if t.len() == n => t
-            .iter()
-            .map(|s| {
-                s.as_array()
-                    .ok_or_else(|| bad("reduce-window result tuple of non-arrays"))
-            })
-            .collect::<Result<_, _>>()?,
-        s => {
-            return Err(bad(format!(
-                "reduce-window of {n} operands cannot have shape {s}"
-            )))
-        }
-    };
+    let results = cx.reduction_results(n)?;
     let shapes: Vec<&ArrayShape> = operands.iter().map(|o| o.shape()).collect();
     let w = windows(shapes[0], window).map_err(bad)?;
     for (i, (s, r)) in shapes.iter().zip(&results).enumerate() {
@@ -202,14 +183,7 @@ pub(super) fn reduce_window<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendEr
                     elements::read_bits(o.data(), off * widths[j], widths[j]),
                 ));
             }
-            reducer::call_scalars(cx, comp, &args, &mut res)?;
-            if res.len() != n {
-                return Err(bad(format!(
-                    "the reducer returned {} values for {n} operands",
-                    res.len()
-                )));
-            }
-            acc.copy_from_slice(&res);
+            reducer::fold_step(cx, comp, &args, &mut res, &mut acc)?;
         }
         for (o, (r, a)) in out.iter_mut().zip(results.iter().zip(&acc)) {
             o.extend_from_slice(&a.to_le_bytes()[..r.element_type.byte_width()]);

@@ -75,61 +75,9 @@ pub(crate) fn recognize_select(comp: &HloComputation) -> Option<Select> {
     }
 }
 
-/// IEEE maximum with NaN propagation and −0 < +0 (XLA `maximum`).
-#[inline]
-pub(crate) fn max_f64(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a > b {
-        a
-    } else if b > a {
-        b
-    } else {
-        f64::from_bits(a.to_bits() & b.to_bits())
-    }
-}
-
-/// IEEE minimum with NaN propagation and −0 < +0 (XLA `minimum`).
-#[inline]
-pub(crate) fn min_f64(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a < b {
-        a
-    } else if b < a {
-        b
-    } else {
-        f64::from_bits(a.to_bits() | b.to_bits())
-    }
-}
-
-/// [`max_f64`] in f32.
-#[inline]
-pub(crate) fn max_f32(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a > b {
-        a
-    } else if b > a {
-        b
-    } else {
-        f32::from_bits(a.to_bits() & b.to_bits())
-    }
-}
-
-/// [`min_f64`] in f32.
-#[inline]
-pub(crate) fn min_f32(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a < b {
-        a
-    } else if b < a {
-        b
-    } else {
-        f32::from_bits(a.to_bits() | b.to_bits())
-    }
-}
+/// XLA `maximum` / `minimum` in f64 and f32 (NaN propagation, −0 < +0): the element-wise
+/// operations' own functions.
+pub(crate) use crate::elementwise::binary::{max_f32, max_f64, min_f32, min_f64};
 
 /// Runs `comp` on scalar arguments (element type and raw bits each) and returns the raw bits of
 /// its scalar results (one, or one per tuple element). Errors: the computation's own, or a result
@@ -150,6 +98,29 @@ pub(crate) fn call_scalars<'a>(
     let v = (cx.call)(comp, &values)?;
     out.clear();
     push_scalar(&v, out)
+}
+
+/// One step of a variadic reduction through the interpreter: runs `comp` on `args` (the N
+/// accumulators, then the N elements) and stores its N results (raw bits) into `acc`; `res` is
+/// scratch space. Errors: those of [`call_scalars`], or [`BackendError::Invalid`] when the
+/// computation returns other than `acc.len()` values.
+pub(crate) fn fold_step<'a>(
+    cx: &Ctx<'_, 'a>,
+    comp: &'a HloComputation,
+    args: &[(ElementType, u128)],
+    res: &mut Vec<u128>,
+    acc: &mut [u128],
+) -> Result<(), BackendError> {
+    call_scalars(cx, comp, args, res)?;
+    if res.len() != acc.len() {
+        return Err(BackendError::Invalid(format!(
+            "the reducer returned {} values for {} operands",
+            res.len(),
+            acc.len()
+        )));
+    }
+    acc.copy_from_slice(res);
+    Ok(())
 }
 
 fn push_scalar(v: &Value<'_>, out: &mut Vec<u128>) -> Result<(), BackendError> {

@@ -23,44 +23,11 @@ pub(crate) mod transpose;
 mod tests;
 
 use crate::layout;
-use crate::parallel::Exec;
 use crate::value::{ArrayRef, Value};
-use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::{index, ArrayShape, BackendError, HloModule, Opcode};
+use conformance_spec::{index, ArrayShape, BackendError, Opcode};
 
-/// Runs a called computation (scatter's update computation) on argument values.
-pub(crate) type CallFn<'c, 'a> =
-    &'c dyn Fn(&'a HloComputation, &[Value<'a>]) -> Result<Value<'a>, BackendError>;
-
-/// What a data-movement operation sees of its instruction.
-pub(crate) struct Ctx<'c, 'a> {
-    pub(crate) module: &'a HloModule,
-    pub(crate) instr: &'a HloInstruction,
-    /// The operands' values; an operand whose last use this is has been moved here (so a uniquely
-    /// owned buffer can be updated in place).
-    pub(crate) operands: Vec<Value<'a>>,
-    pub(crate) exec: Exec,
-    pub(crate) call: CallFn<'c, 'a>,
-}
-
-impl Ctx<'_, '_> {
-    fn arity(&self, k: usize) -> Result<(), BackendError> {
-        if self.operands.len() == k {
-            Ok(())
-        } else {
-            Err(bad(format!(
-                "{} takes {k} operands, {} given",
-                self.instr.opcode,
-                self.operands.len()
-            )))
-        }
-    }
-
-    fn parallel(&self, elements: usize) -> bool {
-        self.exec.parallel(elements)
-    }
-}
+pub(crate) use crate::op_context::Ctx;
 
 /// True for the opcodes this module implements.
 pub(crate) fn is_data_movement(op: Opcode) -> bool {

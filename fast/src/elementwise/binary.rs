@@ -72,8 +72,9 @@ pub fn min_f64(a: f64, b: f64) -> f64 {
     }
 }
 
+/// [`max_f64`] in f32.
 #[inline]
-fn max_f32(a: f32, b: f32) -> f32 {
+pub(crate) fn max_f32(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
         a + b
     } else if a > b {
@@ -85,8 +86,9 @@ fn max_f32(a: f32, b: f32) -> f32 {
     }
 }
 
+/// [`min_f64`] in f32.
 #[inline]
-fn min_f32(a: f32, b: f32) -> f32 {
+pub(crate) fn min_f32(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
         a + b
     } else if a < b {

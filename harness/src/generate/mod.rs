@@ -11,6 +11,8 @@ pub mod movement;
 pub mod rng;
 pub mod shapes;
 pub mod swarm;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod values;
 
 use conformance_spec::catalog::{resolve_element_types, Catalog, Signature};

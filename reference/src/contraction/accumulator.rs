@@ -22,6 +22,7 @@ use super::AccumulationBound;
 use conformance_spec::element_type::{ElementType, FloatFormat};
 use conformance_spec::index;
 use conformance_spec::literal::{complex_bits, complex_parts, ArrayLiteral};
+use conformance_spec::shape::ArrayShape;
 use conformance_spec::BackendError;
 
 /// A decoded operand element (exact).
@@ -225,6 +226,32 @@ impl Accumulator {
             },
         }
     }
+}
+
+/// The sums of products of dot and convolution: an array of `shape` whose element at every index
+/// `j` (row-major over `shape.dimensions`) is the sum that `products(j, acc)` adds to a fresh
+/// [`Accumulator::for_products`] of `mode`, rounded once. Returns the array (in `shape`'s layout)
+/// and, with `track`, the bound of each element in row-major order (empty otherwise).
+pub(crate) fn sums_of_products(
+    shape: &ArrayShape,
+    mode: Mode,
+    track: bool,
+    mut products: impl FnMut(&[i64], &mut Accumulator),
+) -> (ArrayLiteral, Vec<AccumulationBound>) {
+    let mut out = ArrayLiteral::zeros(shape.clone());
+    let positions = index::physical_positions(shape);
+    let mut bounds = Vec::new();
+    let mut n = 0;
+    index::for_each_index(&shape.dimensions, |j| {
+        let mut acc = Accumulator::for_products(mode, track);
+        products(j, &mut acc);
+        out.set_bits_linear(positions[n], acc.finish());
+        if track {
+            bounds.push(acc.bound());
+        }
+        n += 1;
+    });
+    (out, bounds)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //! by the dimension numbers), exact, rounded once into the result type (mixed precision as in
 //! [`super::accumulator::Mode`]); the sum starts from +0, so an exact zero is +0.
 
-use super::accumulator::{decode_array, Accumulator, Mode};
+use super::accumulator::{decode_array, sums_of_products, Mode};
 use super::window::{base_index_table, output_size, read_window};
 use super::{arrays, dimension, expect_dims, invalid, row_major_strides, AccumulationBound};
 use crate::interpreter::{result_array_shape, Context};
@@ -222,18 +222,13 @@ fn evaluate(
         kernel_offsets.push(off);
         window_elements.push(k.to_vec());
     });
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let positions = index::physical_positions(shape);
-    let mut bounds = Vec::new();
-    let mut count = 0;
-    index::for_each_index(&shape.dimensions, |j| {
+    Ok(sums_of_products(shape, p.mode, track, |j, acc| {
         let oz = j[p.of];
         let fg = oz / p.out_per_feature_group;
         let bg = oz / p.out_per_batch_group;
         let batch = bg * p.batch_per_group + j[p.ob];
         let lhs_base = batch as usize * ls[p.ib];
         let rhs_base = oz as usize * rs[p.ko];
-        let mut acc = Accumulator::for_products(p.mode, track);
         'window: for (k, &koff) in window_elements.iter().zip(&kernel_offsets) {
             let mut loff = lhs_base;
             for d in 0..n {
@@ -250,13 +245,7 @@ fn evaluate(
                 );
             }
         }
-        out.set_bits_linear(positions[count], acc.finish());
-        if track {
-            bounds.push(acc.bound());
-        }
-        count += 1;
-    });
-    Ok((out, bounds))
+    }))
 }
 
 /// `convolution` (see the module docs).

@@ -14,7 +14,7 @@
 //! matter (the sum is exact). The sum starts from +0 like every implementation's accumulator: an
 //! exact zero (an empty contraction included) is +0 even when every product is −0.
 
-use super::accumulator::{decode_array, Accumulator, Mode};
+use super::accumulator::{decode_array, sums_of_products, Mode};
 use super::{arrays, dimension, expect_dims, invalid, row_major_strides, AccumulationBound};
 use crate::interpreter::{result_array_shape, Context};
 use conformance_spec::hlo::contraction_numbers::DotDimensionNumbers;
@@ -148,11 +148,7 @@ fn evaluate(
     let plan = Plan::new(instr, ops[0], ops[1])?;
     let shape = result_array_shape(instr)?;
     let (lhs, rhs) = (decode_array(ops[0]), decode_array(ops[1]));
-    let mut out = ArrayLiteral::zeros(shape.clone());
-    let positions = index::physical_positions(shape);
-    let mut bounds = Vec::new();
-    let mut n = 0;
-    index::for_each_index(&shape.dimensions, |j| {
+    Ok(sums_of_products(shape, plan.mode, track, |j, acc| {
         let l0: usize = j
             .iter()
             .zip(&plan.lhs_strides)
@@ -163,17 +159,10 @@ fn evaluate(
             .zip(&plan.rhs_strides)
             .map(|(&i, &s)| i as usize * s)
             .sum();
-        let mut acc = Accumulator::for_products(plan.mode, track);
         for &(l, r) in &plan.pairs {
             acc.add_product(&lhs[l0 + l], &rhs[r0 + r]);
         }
-        out.set_bits_linear(positions[n], acc.finish());
-        if track {
-            bounds.push(acc.bound());
-        }
-        n += 1;
-    });
-    Ok((out, bounds))
+    }))
 }
 
 /// `dot` (see the module docs).

@@ -164,6 +164,36 @@ pub(crate) fn reduce_each(
     Ok((arrays, (track && reducer.is_sum()).then_some(bounds)))
 }
 
+/// Runs the reduction of `reduce` and `reduce-window` (`op` names it in errors): the
+/// `to_apply` computation of `instr` over `inputs`, `elements` as in [`reduce_each`], into the
+/// result shapes of `instr` (`out_dims` each). Returns the result (an array for N = 1, a tuple of
+/// N arrays otherwise) and, with `track` and a sum, the bound of each element.
+///
+/// Errors: those of [`result_shapes`], [`Reducer::new`] and [`reduce_each`].
+pub(crate) fn reduce_to_apply(
+    ctx: &Context,
+    op: &str,
+    instr: &HloInstruction,
+    inputs: &Inputs,
+    out_dims: &[i64],
+    elements: impl FnMut(&[i64], &mut Vec<usize>),
+    track: bool,
+) -> Result<(Literal, Option<Vec<AccumulationBound>>), BackendError> {
+    let shapes = result_shapes(op, instr, inputs.arrays.len())?;
+    let reducer = Reducer::new(
+        ctx.module,
+        instr,
+        "to_apply",
+        &inputs.types,
+        inputs.types[0],
+        true,
+    )?;
+    let (arrays, bounds) = reduce_each(
+        ctx, op, &reducer, inputs, &shapes, out_dims, elements, track,
+    )?;
+    Ok((collate(arrays), bounds))
+}
+
 /// Evaluates the reduce; with `track` and a sum, also the bounds.
 fn evaluate(
     ctx: &Context,
@@ -200,21 +230,11 @@ fn evaluate(
                 .sum::<usize>(),
         );
     });
-    let shapes = result_shapes(op, instr, inputs.arrays.len())?;
-    let reducer = Reducer::new(
-        ctx.module,
-        instr,
-        "to_apply",
-        &inputs.types,
-        inputs.types[0],
-        true,
-    )?;
-    let (arrays, bounds) = reduce_each(
+    reduce_to_apply(
         ctx,
         op,
-        &reducer,
+        instr,
         &inputs,
-        &shapes,
         &out_dims,
         |j, offsets| {
             let base: usize = j
@@ -225,8 +245,7 @@ fn evaluate(
             offsets.extend(inner.iter().map(|&o| base + o));
         },
         track,
-    )?;
-    Ok((collate(arrays), bounds))
+    )
 }
 
 /// `reduce` (see the module docs).
@@ -251,10 +270,9 @@ pub(crate) fn bounds(
     instr: &HloInstruction,
     operands: &[&Literal],
 ) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError> {
-    if !super::reducer::is_sum_computation(ctx.module, instr, "to_apply") {
-        return Ok(None);
-    }
-    evaluate(ctx, instr, operands, true).map(|(_, b)| b.map(|b| vec![b]))
+    super::reducer::bounds_of_sum(ctx, instr, "to_apply", |track| {
+        evaluate(ctx, instr, operands, track)
+    })
 }
 
 #[cfg(test)]

@@ -15,10 +15,10 @@
 //! elements, rounded once); other computations run in that canonical order
 //! ([`super::reducer`]).
 
-use super::reduce::{reduce_each, Inputs};
-use super::reducer::{is_sum_computation, Reducer};
+use super::reduce::{reduce_to_apply, Inputs};
+use super::reducer::bounds_of_sum;
 use super::window::{base_index_table, output_size, read_window};
-use super::{collate, result_shapes, row_major_strides, AccumulationBound};
+use super::{row_major_strides, AccumulationBound};
 use crate::interpreter::Context;
 use conformance_spec::hlo::ir::HloInstruction;
 use conformance_spec::index;
@@ -45,21 +45,11 @@ fn evaluate(
     let table = base_index_table(&window, &dims, &out_dims);
     let sizes: Vec<i64> = window.dimensions.iter().map(|w| w.size).collect();
     let strides = row_major_strides(&dims);
-    let shapes = result_shapes(op, instr, inputs.arrays.len())?;
-    let reducer = Reducer::new(
-        ctx.module,
-        instr,
-        "to_apply",
-        &inputs.types,
-        inputs.types[0],
-        true,
-    )?;
-    let (arrays, bounds) = reduce_each(
+    reduce_to_apply(
         ctx,
         op,
-        &reducer,
+        instr,
         &inputs,
-        &shapes,
         &out_dims,
         |j, offsets| {
             index::for_each_index(&sizes, |k| {
@@ -74,8 +64,7 @@ fn evaluate(
             });
         },
         track,
-    )?;
-    Ok((collate(arrays), bounds))
+    )
 }
 
 /// `reduce-window` (see the module docs).
@@ -100,10 +89,9 @@ pub(crate) fn bounds(
     instr: &HloInstruction,
     operands: &[&Literal],
 ) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError> {
-    if !is_sum_computation(ctx.module, instr, "to_apply") {
-        return Ok(None);
-    }
-    evaluate(ctx, instr, operands, true).map(|(_, b)| b.map(|b| vec![b]))
+    bounds_of_sum(ctx, instr, "to_apply", |track| {
+        evaluate(ctx, instr, operands, track)
+    })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //!   bits the interpreter would produce, without building literals; every other computation goes
 //!   through the interpreter on scalars.
 
-use super::invalid;
+use super::{invalid, AccumulationBound};
 use crate::elementwise::{self, ElementFn};
 use crate::interpreter::{call_computation, Context};
 use conformance_spec::element_type::ElementType;
@@ -101,6 +101,23 @@ pub fn is_sum_computation(module: &HloModule, instr: &HloInstruction, attr: &str
             .ok()
             .and_then(binary_of_parameters)
             .is_some_and(|(root, _)| root.opcode == Opcode::Add)
+}
+
+/// The bounds of every result element (one leaf), as [`super::accumulation_bounds`] reports
+/// them, when the computation `attr` of `instr` is a plain sum ([`is_sum_computation`]);
+/// `Ok(None)` otherwise. `evaluate(track)` evaluates the instruction, with `track` = true here.
+///
+/// Errors: those of `evaluate`.
+pub(crate) fn bounds_of_sum<T>(
+    ctx: &Context,
+    instr: &HloInstruction,
+    attr: &str,
+    evaluate: impl FnOnce(bool) -> Result<(T, Option<Vec<AccumulationBound>>), BackendError>,
+) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError> {
+    if !is_sum_computation(ctx.module, instr, attr) {
+        return Ok(None);
+    }
+    evaluate(true).map(|(_, b)| b.map(|b| vec![b]))
 }
 
 impl Reducer {

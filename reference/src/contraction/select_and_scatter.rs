@@ -17,7 +17,7 @@
 //! any other `scatter` runs in window order ([`super::reducer`]).
 
 use super::accumulator::{decode, decode_array, Accumulator, Mode};
-use super::reducer::{is_sum_computation, Reducer};
+use super::reducer::{bounds_of_sum, Reducer};
 use super::window::{base_index_table, output_size, read_window};
 use super::{
     array_from_row_major, arrays, expect_dims, invalid, row_major_strides, AccumulationBound,
@@ -197,10 +197,9 @@ pub(crate) fn bounds(
     instr: &HloInstruction,
     operands: &[&Literal],
 ) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError> {
-    if !is_sum_computation(ctx.module, instr, "scatter") {
-        return Ok(None);
-    }
-    evaluate(ctx, instr, operands, true).map(|(_, b)| b.map(|b| vec![b]))
+    bounds_of_sum(ctx, instr, "scatter", |track| {
+        evaluate(ctx, instr, operands, track)
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! run element functions on typed values.
 #![allow(dead_code)]
 
+pub mod catalog;
+pub mod layouts;
+
 use conformance_reference::eval_element;
 use conformance_spec::hlo::ir::{
     AttrValue, Attribute, HloComputation, HloInstruction, HloModule, Opcode,

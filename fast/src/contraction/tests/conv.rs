@@ -47,12 +47,7 @@ fn conv_case(rng: &mut Rng, ty: ElementType, fast_form: bool) {
     } else {
         random_window(rng, &inputs, true, true)
     };
-    let outs: Vec<i64> = window
-        .dimensions
-        .iter()
-        .zip(&inputs)
-        .map(|(w, &i)| out_size(w, i))
-        .collect();
+    let outs = out_sizes(&window, &inputs);
     // Dimension numbers: a random placement of batch/feature/spatial in each operand.
     let place = |rng: &mut Rng| -> Vec<usize> {
         if fast_form {

@@ -5,6 +5,7 @@
 
 use super::gemm::{self, MatRef};
 use super::simd;
+use crate::test_rng::Rng;
 use crate::Fast;
 use conformance_spec::hlo::{parse_module, ConvolutionDimensionNumbers, Window, WindowDimension};
 use conformance_spec::literal::ArrayLiteral;
@@ -15,35 +16,6 @@ mod conv;
 mod dot;
 mod reduce;
 mod windows;
-
-/// xorshift64*: deterministic test randomness.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-    fn perm(&mut self, n: usize) -> Vec<usize> {
-        let mut p: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            p.swap(i, self.below(i as u64 + 1) as usize);
-        }
-        p
-    }
-}
 
 fn layout_text(rng: &mut Rng, rank: usize) -> String {
     let p = rng.perm(rank);
@@ -192,6 +164,14 @@ fn source(w: &WindowDimension, input: i64, o: i64, k: i64) -> Option<i64> {
     (p >= 0 && p % w.base_dilation == 0 && p / w.base_dilation < input).then(|| p / w.base_dilation)
 }
 
+/// The input multi-index of output `o`, window position `k` in every dimension of `window` over
+/// inputs of sizes `inputs`, or None when any dimension falls on padding or a hole ([`source`]).
+fn window_source(window: &Window, inputs: &[i64], o: &[i64], k: &[i64]) -> Option<Vec<i64>> {
+    (0..inputs.len())
+        .map(|d| source(&window.dimensions[d], inputs[d], o[d], k[d]))
+        .collect()
+}
+
 fn out_size(w: &WindowDimension, input: i64) -> i64 {
     let dil = if input == 0 {
         0
@@ -205,6 +185,16 @@ fn out_size(w: &WindowDimension, input: i64) -> i64 {
     } else {
         (padded - ext) / w.stride + 1
     }
+}
+
+/// The output size of every dimension of `window` over inputs of sizes `inputs` ([`out_size`]).
+fn out_sizes(window: &Window, inputs: &[i64]) -> Vec<i64> {
+    window
+        .dimensions
+        .iter()
+        .zip(inputs)
+        .map(|(w, &i)| out_size(w, i))
+        .collect()
 }
 
 #[test]

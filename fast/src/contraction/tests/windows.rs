@@ -17,12 +17,7 @@ fn reduce_window_all_attributes() {
         let rank = rng.range(1, 3) as usize;
         let dims: Vec<i64> = (0..rank).map(|_| rng.range(1, 6)).collect();
         let w = random_window(&mut rng, &dims, true, false);
-        let out: Vec<i64> = w
-            .dimensions
-            .iter()
-            .zip(&dims)
-            .map(|(w, &i)| out_size(w, i))
-            .collect();
+        let out = out_sizes(&w, &dims);
         let ty = [ElementType::F32, ElementType::S32, ElementType::F64][case % 3];
         let op = ["add", "maximum", "minimum"][rng.below(3) as usize];
         // Every fourth case routes the reducer through a `copy`, which the fast path does not
@@ -54,13 +49,9 @@ fn reduce_window_all_attributes() {
         conformance_spec::index::for_each_index(&out, |o| {
             let (mut s, mut a, mut n) = (init, 0.0, 1);
             conformance_spec::index::for_each_index(&wsz, |kk| {
-                let mut idx = vec![0i64; rank];
-                for d in 0..rank {
-                    let Some(x) = source(&w.dimensions[d], dims[d], o[d], kk[d]) else {
-                        return;
-                    };
-                    idx[d] = x;
-                }
+                let Some(idx) = window_source(&w, &dims, o, kk) else {
+                    return;
+                };
                 let x = v[rm(&dims, &idx)];
                 match op {
                     "add" => s += x,
@@ -96,12 +87,7 @@ fn select_and_scatter_matches_the_scan() {
             d.padding_low = d.padding_low.max(0);
             d.padding_high = d.padding_high.max(0);
         }
-        let out: Vec<i64> = w
-            .dimensions
-            .iter()
-            .zip(&dims)
-            .map(|(w, &i)| out_size(w, i))
-            .collect();
+        let out = out_sizes(&w, &dims);
         let ty = [ElementType::F32, ElementType::F64, ElementType::S32][case % 3];
         let dir = ["GE", "GT", "LE"][rng.below(3) as usize];
         let t = ty.hlo_name();
@@ -135,13 +121,9 @@ fn select_and_scatter_matches_the_scan() {
         conformance_spec::index::for_each_index(&out, |o| {
             let mut sel: Option<(usize, f64)> = None;
             conformance_spec::index::for_each_index(&wsz, |kk| {
-                let mut idx = vec![0i64; rank];
-                for d in 0..rank {
-                    let Some(x) = source(&w.dimensions[d], dims[d], o[d], kk[d]) else {
-                        return;
-                    };
-                    idx[d] = x;
-                }
+                let Some(idx) = window_source(&w, &dims, o, kk) else {
+                    return;
+                };
                 let at = rm(&dims, &idx);
                 let e = v[at];
                 sel = match sel {

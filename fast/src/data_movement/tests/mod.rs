@@ -5,6 +5,7 @@
 
 use super::plan::{self, Plan};
 use super::transpose;
+use crate::test_rng::Rng;
 use crate::value::{ArrayData, Value};
 use crate::Fast;
 use conformance_spec::hlo::{
@@ -14,24 +15,6 @@ use conformance_spec::literal::ArrayLiteral;
 use conformance_spec::{
     ArrayShape, Backend, ElementType, HloModule, Layout, Literal, Opcode, PaddingValue, Shape,
 };
-
-/// xorshift64*: deterministic test randomness.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
 
 const TYPES: [ElementType; 5] = [
     ElementType::Pred,

@@ -24,9 +24,20 @@ pub(super) fn dot(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
         2 => (vec![k], vec![k, n]),
         _ => (vec![m, k], vec![k, n]),
     };
-    let a = g.data(ty, &lhs)?;
-    let b = g.data(ty, &rhs)?;
     let numbers = DotDimensionNumbers::for_dot(lhs.len());
+    dot_of(g, ty, &lhs, &rhs, &numbers)
+}
+
+/// A `dot` of two data parameters of these dimensions, with the sweep's result type.
+fn dot_of(
+    g: &mut Gen,
+    ty: ElementType,
+    lhs: &[i64],
+    rhs: &[i64],
+    numbers: &DotDimensionNumbers,
+) -> Result<usize, String> {
+    let a = g.data(ty, lhs)?;
+    let b = g.data(ty, rhs)?;
     let out = result_type(g, ty);
     add_inferred(
         g,
@@ -76,23 +87,13 @@ pub(super) fn dot_general(g: &mut Gen, ty: ElementType) -> Result<usize, String>
     };
     let (ldims, lb, lc) = place(g, &lfree);
     let (rdims, rb, rc) = place(g, &rfree);
-    let a = g.data(ty, &ldims)?;
-    let b = g.data(ty, &rdims)?;
     let numbers = DotDimensionNumbers {
         lhs_batch_dimensions: lb,
         rhs_batch_dimensions: rb,
         lhs_contracting_dimensions: lc,
         rhs_contracting_dimensions: rc,
     };
-    let out = result_type(g, ty);
-    add_inferred(
-        g,
-        Opcode::Dot,
-        vec![a, b],
-        numbers.to_attributes(),
-        Some(out),
-        None,
-    )
+    dot_of(g, ty, &ldims, &rdims, &numbers)
 }
 
 /// ConvGeneralDilated: 1–3 spatial dimensions (3 rarely), strides, padding (negative too), lhs
@@ -144,8 +145,8 @@ pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String>
     let rank = spatial as i64 + 2;
     let order = |g: &mut Gen| g.rng.permutation(rank as usize);
     let (lp, kp, op) = (order(g), order(g), order(g));
-    // Role r (0 batch/output-feature, 1 feature/input-feature, 2.. spatial) sits at position
-    // p[r]... we read the permutation as "role at each position", so invert it.
+    // Each permutation lists the role at each position (0 batch or output feature, 1 feature or
+    // input feature, 2.. spatial k - 2); a role's dimension number is its position.
     let position =
         |perm: &[i64], role: i64| perm.iter().position(|&r| r == role).unwrap_or(0) as i64;
     let numbers = ConvolutionDimensionNumbers {

@@ -11,13 +11,13 @@
 mod contraction_ops;
 mod windows;
 
-use super::elementwise::{module_name, Built, CaseSpec};
+use super::elementwise::{Built, CaseSpec};
 use super::movement::Gen;
 use super::rng::Rng;
 use conformance_spec::catalog::Signature;
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::builder::ComputationBuilder;
-use conformance_spec::hlo::{Attribute, HloComputation, HloModule, Opcode};
+use conformance_spec::hlo::{Attribute, HloComputation, Opcode};
 use conformance_spec::literal::complex_bits;
 use conformance_spec::shape::Shape;
 use conformance_spec::shape_inference::{infer_shape_in, InferenceContext};
@@ -43,12 +43,7 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
             ))
         }
     };
-    let (b, args, called) = g.finish();
-    let computation = b.try_build(root).map_err(|e| e.to_string())?;
-    let module = HloModule::with_entry(&module_name(&spec.op.id), computation, called);
-    conformance_spec::shape_inference::verify_module(&module)
-        .map_err(|e| format!("{}: generated an invalid module: {e}\n{module}", spec.op.id))?;
-    Ok(Built { module, args })
+    g.into_built(root)
 }
 
 /// True for the signatures this module builds.

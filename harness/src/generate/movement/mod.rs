@@ -58,9 +58,20 @@ impl<'a, 'r> Gen<'a, 'r> {
         }
     }
 
-    /// The builder, the arguments and the called computations.
-    pub fn finish(self) -> (ComputationBuilder, Vec<Literal>, Vec<HloComputation>) {
-        (self.b, self.args, self.called)
+    /// The case: the module of entry computation `main` rooted at `root` (named after the
+    /// entry `spec.op`), with the called computations, verified, and its arguments.
+    ///
+    /// Errors: the module does not build or verify (a generator bug, with the module's text).
+    pub fn into_built(self, root: usize) -> Result<Built, String> {
+        let id = &self.spec.op.id;
+        let computation = self.b.try_build(root).map_err(|e| e.to_string())?;
+        let module = HloModule::with_entry(&module_name(id), computation, self.called);
+        conformance_spec::shape_inference::verify_module(&module)
+            .map_err(|e| format!("{id}: generated an invalid module: {e}\n{module}"))?;
+        Ok(Built {
+            module,
+            args: self.args,
+        })
     }
 }
 
@@ -233,60 +244,25 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
             ))
         }
     };
-    let (b, args, called) = g.finish();
-    let computation = b.try_build(root).map_err(|e| e.to_string())?;
-    let module = HloModule::with_entry(&module_name(&spec.op.id), computation, called);
-    conformance_spec::shape_inference::verify_module(&module)
-        .map_err(|e| format!("{}: generated an invalid module: {e}\n{module}", spec.op.id))?;
-    Ok(Built { module, args })
+    g.into_built(root)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::shapes::ShapeConfig;
-    use crate::generate::values::ValueClass;
-    use conformance_spec::catalog::Catalog;
 
     /// Every data-movement entry of the catalog, on every element type it lists, builds valid
     /// modules whose arguments match their parameters, and the reference runs them.
     #[test]
     fn every_entry_builds_valid_cases() {
-        let catalog = Catalog::builtin().unwrap();
-        let reference = crate::backends::by_name("reference").unwrap();
-        let shapes = ShapeConfig::default();
-        let mut built = 0;
-        for op in catalog.ops().iter().filter(|o| {
-            !o.signature.is_elementwise()
-                && !crate::generate::contraction::is_contraction(o.signature)
-        }) {
-            for (k, ty) in catalog.element_types(op).into_iter().enumerate() {
-                for seed in 0..6u64 {
-                    let spec = CaseSpec {
-                        op,
-                        element_type: ty,
-                        target_type: None,
-                        shapes: &shapes,
-                        values: &ValueClass::ALL,
-                    };
-                    let mut rng = Rng::new(seed * 1000 + k as u64);
-                    let case = build(&mut rng, &spec)
-                        .unwrap_or_else(|e| panic!("{} {ty} seed {seed}: {e}", op.id));
-                    let params = case.module.entry_computation().parameters();
-                    assert_eq!(params.len(), case.args.len(), "{}", op.id);
-                    for (p, a) in params.iter().zip(&case.args) {
-                        assert_eq!(p.shape, a.shape(), "{} {ty}: {}", op.id, case.module);
-                    }
-                    if let Err(e) = reference.execute(&case.module, &case.args) {
-                        panic!(
-                            "{} {ty} seed {seed}: reference: {e}\n{}",
-                            op.id, case.module
-                        );
-                    }
-                    built += 1;
-                }
-            }
-        }
+        let built = crate::generate::test_support::build_every_entry(
+            |op| {
+                !op.signature.is_elementwise()
+                    && !crate::generate::contraction::is_contraction(op.signature)
+            },
+            6,
+            build,
+        );
         assert!(built > 1000, "only {built} data-movement cases built");
     }
 }

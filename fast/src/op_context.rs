@@ -1,0 +1,44 @@
+//! What an operation of the data-movement and contraction families sees of its instruction
+//! ([`Ctx`]), shared by both families and built by the interpreter.
+
+use crate::parallel::Exec;
+use crate::value::Value;
+use conformance_spec::hlo::{HloComputation, HloInstruction};
+use conformance_spec::{BackendError, HloModule};
+
+/// Runs a called computation (scatter's update computation, a reducer, select or scatter
+/// computation) on argument values.
+pub(crate) type CallFn<'c, 'a> =
+    &'c dyn Fn(&'a HloComputation, &[Value<'a>]) -> Result<Value<'a>, BackendError>;
+
+/// What an operation sees of its instruction.
+pub(crate) struct Ctx<'c, 'a> {
+    pub(crate) module: &'a HloModule,
+    pub(crate) instr: &'a HloInstruction,
+    /// The operands' values; an operand whose last use this is has been moved here (so a uniquely
+    /// owned buffer can be updated in place).
+    pub(crate) operands: Vec<Value<'a>>,
+    pub(crate) exec: Exec,
+    pub(crate) call: CallFn<'c, 'a>,
+}
+
+impl Ctx<'_, '_> {
+    /// `Ok` when the instruction has `k` operands. Errors: [`BackendError::Invalid`] naming the
+    /// opcode and both counts otherwise.
+    pub(crate) fn arity(&self, k: usize) -> Result<(), BackendError> {
+        if self.operands.len() == k {
+            Ok(())
+        } else {
+            Err(BackendError::Invalid(format!(
+                "{} takes {k} operands, {} given",
+                self.instr.opcode,
+                self.operands.len()
+            )))
+        }
+    }
+
+    /// True when work over `elements` elements should be split across the pool.
+    pub(crate) fn parallel(&self, elements: usize) -> bool {
+        self.exec.parallel(elements)
+    }
+}
