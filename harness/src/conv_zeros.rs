@@ -12,6 +12,14 @@ use conformance_spec::hlo::{ConvolutionDimensionNumbers, HloInstruction, Opcode,
 use conformance_spec::index;
 use conformance_spec::literal::{complex_parts, ArrayLiteral};
 
+/// True when the window inserts zeros into the input: positive padding or base dilation.
+pub fn has_zeros(window: &Window) -> bool {
+    window
+        .dimensions
+        .iter()
+        .any(|d| d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1)
+}
+
 /// Per element of the result of the `convolution` `root` (logical row-major order), true when
 /// some kernel position holding a non-finite value (in any input feature) meets padding or a
 /// base-dilation hole of the input for that element. `None` when `root` is not a convolution, its
@@ -27,11 +35,7 @@ pub fn zeros_meet_non_finite(
     }
     let window = Window::from_instruction(root).ok()?;
     let numbers = ConvolutionDimensionNumbers::from_instruction(root).ok()?;
-    let zeros = window
-        .dimensions
-        .iter()
-        .any(|d| d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1);
-    if !zeros || input_spatial.len() != window.dimensions.len() {
+    if !has_zeros(&window) || input_spatial.len() != window.dimensions.len() {
         return None;
     }
     let f = kernel.element_type().float_format()?;
