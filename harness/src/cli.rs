@@ -1,4 +1,4 @@
-//! Command-line interface: `conformance run | replay | minimize | report | spec | check`.
+//! Command-line interface: `conformance run | replay | minimize | report | spec | check | nnef`.
 //!
 //! Exit status (DESIGN.md): 0 all agree, 1 discrepancies found, 2 bad input or usage,
 //! 3 internal error.
@@ -36,6 +36,11 @@ pub enum Command {
     Spec {
         /// A catalog id (e.g. `exponential`, `compare-LT`).
         id: Option<String>,
+    },
+    /// NNEF documents: check (parse, validate, shapes), lower to HLO, run on backends.
+    Nnef {
+        #[command(subcommand)]
+        command: crate::nnef_cmd::NnefCommand,
     },
     /// Validate input files: HLO text (`.hlo`, `.txt`) or catalog YAML (`.yaml`).
     Check {
@@ -332,6 +337,10 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                     Ok(0)
                 }
             }
+        }
+        Command::Nnef { command } => {
+            let catalog = load_catalog(&cli.catalog)?;
+            crate::nnef_cmd::nnef_command(&catalog, command)
         }
         Command::Check { files } => {
             let mut bad = 0;

@@ -13,6 +13,7 @@ pub mod fuzzing;
 pub mod generate;
 pub mod graph;
 pub mod minimize;
+pub mod nnef_cmd;
 pub mod replay;
 pub mod report;
 pub mod results;

@@ -29,11 +29,11 @@ struct Loaded<'c> {
 }
 
 /// One value to check: the module rooted at it and the catalog entry of its root.
-struct Target<'c> {
+pub(crate) struct Target<'c> {
     /// The root leaf's name when the file's root is a tuple.
-    leaf: Option<String>,
-    op: &'c OpEntry,
-    module: HloModule,
+    pub(crate) leaf: Option<String>,
+    pub(crate) op: &'c OpEntry,
+    pub(crate) module: HloModule,
 }
 
 fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, (i32, String)> {
@@ -66,11 +66,28 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
     let text = std::fs::read_to_string(file)
         .map_err(|e| (2, format!("{}: cannot read: {e}", file.display())))?;
     let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", file.display())))?;
-    conformance_spec::shape_inference::verify_module(&module)
-        .map_err(|e| (2, format!("{}: {e}", file.display())))?;
-    // Calls are checked through their callees (as XLA inlines them); a tuple root leaf by leaf.
-    let module =
-        transform::inline_calls(&module).map_err(|e| (2, format!("{}: {e}", file.display())))?;
+    let (module, targets, passed_through) =
+        targets_of(catalog, &module, &file.display().to_string())?;
+    let args = generated_inputs(&module, seed)?;
+    Ok(Loaded {
+        args,
+        corpus: None,
+        targets,
+        passed_through,
+    })
+}
+
+/// The values a module's root makes up, each to check on its own: the root, or each leaf of a
+/// tuple root (inputs passed through are listed, not checked). Calls are inlined first (as XLA's
+/// call inliner does). `label` names the input in errors (a file name).
+pub(crate) fn targets_of<'c>(
+    catalog: &'c Catalog,
+    module: &HloModule,
+    label: &str,
+) -> Result<(HloModule, Vec<Target<'c>>, Vec<String>), (i32, String)> {
+    conformance_spec::shape_inference::verify_module(module)
+        .map_err(|e| (2, format!("{label}: {e}")))?;
+    let module = transform::inline_calls(module).map_err(|e| (2, format!("{label}: {e}")))?;
     let entry = module.entry_computation();
     let mut leaves = Vec::new();
     tuple_leaves(&module, entry.root, &mut leaves);
@@ -96,7 +113,7 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
                 2,
                 format!(
                     "{}: no catalog entry describes `{}` ({} on {operand_type})",
-                    file.display(),
+                    label,
                     instruction.name,
                     instruction.opcode.name()
                 ),
@@ -117,17 +134,11 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
             2,
             format!(
                 "{}: the root only passes inputs through; nothing to check",
-                file.display()
+                label
             ),
         ));
     }
-    let args = generated_inputs(&module, seed)?;
-    Ok(Loaded {
-        args,
-        corpus: None,
-        targets,
-        passed_through,
-    })
+    Ok((module, targets, passed_through))
 }
 
 /// The entry instructions whose values make up instruction `i`'s: `i` itself, or the leaves of
@@ -178,16 +189,16 @@ fn generated_inputs(module: &HloModule, seed: u64) -> Result<Vec<Literal>, (i32,
 }
 
 /// What checking one target found.
-struct Checked {
-    outcome: CaseOutcome,
-    fault: Option<Fault>,
-    unlocalized: Option<String>,
+pub(crate) struct Checked {
+    pub(crate) outcome: CaseOutcome,
+    pub(crate) fault: Option<Fault>,
+    pub(crate) unlocalized: Option<String>,
 }
 
 /// Checks a target: a module of one instruction against its catalog entry, a graph (more than
 /// one instruction, e.g. a JAX dump) instruction by instruction, with the instruction at fault.
 /// The reference failing is an internal error (exit 3).
-fn check_target(
+pub(crate) fn check_target(
     catalog: &Catalog,
     target: &Target,
     args: &[Literal],
@@ -220,7 +231,7 @@ fn check_target(
     }
 }
 
-fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (i32, String)> {
+pub(crate) fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (i32, String)> {
     let owned: Vec<Arc<dyn Backend>> = names
         .iter()
         .map(|n| backends::by_name(n).map(Arc::from))
@@ -242,8 +253,28 @@ pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u6
     for name in &loaded.passed_through {
         println!("`{name}`: an input passed through; not checked");
     }
+    report_targets(
+        catalog,
+        &loaded.targets,
+        &loaded.args,
+        &refs,
+        loaded.corpus.as_ref(),
+    )
+}
+
+/// Checks each target on `refs` (the reference first) and prints each backend's verdict, the
+/// per-element differences and the instruction at fault. Returns the exit status: 0 when every
+/// backend agrees (or an accepted corpus deviation is reproduced), 1 otherwise; the reference
+/// failing is exit 3.
+pub(crate) fn report_targets(
+    catalog: &Catalog,
+    targets: &[Target<'_>],
+    args: &[Literal],
+    refs: &[&dyn Backend],
+    corpus: Option<&CorpusCase>,
+) -> CliResult {
     let mut code = 0;
-    for target in &loaded.targets {
+    for target in targets {
         let indent = match &target.leaf {
             Some(leaf) => {
                 println!("`{leaf}` ({}):", target.op.id);
@@ -251,7 +282,7 @@ pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u6
             }
             None => "",
         };
-        let checked = check_target(catalog, target, &loaded.args, &refs)?;
+        let checked = check_target(catalog, target, args, &refs)?;
         if let Some(f) = &checked.fault {
             println!(
                 "{indent}{}: the disagreement is at instruction `{}` ({})",
@@ -272,7 +303,7 @@ pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u6
                 }
             }
             let agrees = matches!(o.verdict, Verdict::Pass | Verdict::Unsupported);
-            let expected = match &loaded.corpus {
+            let expected = match corpus {
                 Some(case) if case.accepted && case.backend == o.backend => {
                     let replayed = corpus::Replayed {
                         backend: o.backend.clone(),

@@ -1,0 +1,408 @@
+//! `conformance nnef check | lower | run`: NNEF documents, folders and archives through the
+//! front end (seed 003; NNEF 1.0.5) and onto the backends.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use conformance_nnef::ast::{Document, ExprKind};
+use conformance_nnef::container::{self, GraphSource};
+use conformance_nnef::graph::Graph;
+use conformance_nnef::{arguments, eval, lower, parse_document};
+use conformance_spec::catalog::Catalog;
+use conformance_spec::literal::Literal;
+use conformance_spec::Backend;
+
+type CliResult = Result<i32, (i32, String)>;
+
+/// The `nnef` subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum NnefCommand {
+    /// Parse, validate and propagate shapes; print every tensor's data type and shape.
+    Check {
+        /// `.nnef` documents, graph folders (with `graph.nnef`) or `.tgz` archives.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print only `PATH: ok` per graph, not every tensor.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print the HLO module a graph lowers to.
+    Lower {
+        /// A `.nnef` document, graph folder or `.tgz` archive.
+        path: PathBuf,
+        #[command(flatten)]
+        shapes: InputShapes,
+    },
+    /// Run a graph on backends (inputs and missing weights generated from the seed) and compare
+    /// each output with the first backend; a disagreement is localized to its operation.
+    Run {
+        /// A `.nnef` document, graph folder or `.tgz` archive.
+        path: PathBuf,
+        /// Backends, comma-separated; the first is the one the others are compared with. A
+        /// single backend is only run and timed.
+        #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
+        backends: Vec<String>,
+        /// Seed of generated inputs and weights.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        shapes: InputShapes,
+    },
+}
+
+/// `--input-shape NAME=D,D,...` (repeatable): replace an `external`'s shape, e.g. to shrink a
+/// network so that the exact reference stays affordable.
+#[derive(clap::Args, Debug, Default)]
+pub struct InputShapes {
+    /// NAME=D,D,... : the shape of graph input NAME (repeatable).
+    #[arg(long = "input-shape", value_name = "NAME=D,D,...", value_parser = parse_input_shape)]
+    pub input_shapes: Vec<(String, Vec<i64>)>,
+}
+
+fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
+    let (name, dims) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=D,D,... (e.g. input=1,3,32,32), got `{text}`"))?;
+    let dims = dims
+        .split(',')
+        .map(|d| {
+            d.trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|d| *d >= 0)
+                .ok_or_else(|| format!("expected non-negative extents in `{text}`, found `{d}`"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((name.trim().to_string(), dims))
+}
+
+/// Runs an `nnef` subcommand. Exit status: 0 ok / all agree, 1 discrepancies, 2 bad input.
+pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
+    match command {
+        NnefCommand::Check { paths, quiet } => {
+            let mut bad = 0;
+            for path in &paths {
+                match load(path, &InputShapes::default()) {
+                    Ok((_, graph)) => {
+                        println!("{}: ok (graph {})", path.display(), graph.name);
+                        if !quiet {
+                            print_tensors(&graph);
+                        }
+                    }
+                    Err((_, e)) => {
+                        eprintln!("{e}");
+                        bad += 1;
+                    }
+                }
+            }
+            Ok(if bad > 0 { 2 } else { 0 })
+        }
+        NnefCommand::Lower { path, shapes } => {
+            let (_, graph) = load(&path, &shapes)?;
+            let lowered = lower::lower(&graph, &graph.outputs)
+                .map_err(|e| (2, e.in_file(&path.display().to_string())))?;
+            print!("{}", lowered.module);
+            Ok(0)
+        }
+        NnefCommand::Run {
+            path,
+            backends,
+            seed,
+            shapes,
+        } => run(catalog, &path, &backends, seed, &shapes),
+    }
+}
+
+/// Loads, parses and evaluates a graph with the input shapes overridden.
+fn load(path: &Path, shapes: &InputShapes) -> Result<(GraphSource, Graph), (i32, String)> {
+    let source = container::load(path).map_err(|e| (2, e.to_string()))?;
+    let file = match source.kind {
+        container::SourceKind::Document => path.display().to_string(),
+        _ => format!("{}/{}", path.display(), container::GRAPH_FILE),
+    };
+    let mut document = parse_document(&source.text).map_err(|e| (2, e.in_file(&file)))?;
+    override_shapes(&mut document, shapes).map_err(|e| (2, format!("{file}: {e}")))?;
+    let graph = eval::evaluate(&document).map_err(|e| (2, e.in_file(&file)))?;
+    Ok((source, graph))
+}
+
+/// Replaces the `shape` argument of the `external` assigning each named input.
+fn override_shapes(document: &mut Document, shapes: &InputShapes) -> Result<(), String> {
+    for (name, dims) in &shapes.input_shapes {
+        let assignment = document
+            .graph
+            .body
+            .iter_mut()
+            .find(|a| matches!(&a.lhs.kind, ExprKind::Identifier(n) if n == name))
+            .ok_or_else(|| format!("--input-shape: the graph has no input '{name}'"))?;
+        let ExprKind::Invocation(inv) = &mut assignment.rhs.kind else {
+            return Err(format!(
+                "--input-shape: '{name}' is not assigned by `external`"
+            ));
+        };
+        if inv.name != "external" {
+            return Err(format!(
+                "--input-shape: '{name}' is assigned by '{}', not `external`",
+                inv.name
+            ));
+        }
+        let span = assignment.rhs.span;
+        let value = conformance_nnef::ast::Expr::new(
+            ExprKind::Array(
+                dims.iter()
+                    .map(|d| conformance_nnef::ast::Expr::new(ExprKind::Integer(*d), span))
+                    .collect(),
+            ),
+            span,
+        );
+        match inv
+            .arguments
+            .iter_mut()
+            .find(|a| a.name.as_ref().is_some_and(|(n, _)| n == "shape"))
+        {
+            Some(arg) => arg.value = value,
+            None => inv.arguments.push(conformance_nnef::ast::Argument {
+                name: Some(("shape".into(), span)),
+                value,
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// Prints `name: dtype[d0,d1,...]` for the graph's inputs, every tensor the graph body assigns
+/// (not those inside expansions) and outputs, in body order.
+fn print_tensors(graph: &Graph) {
+    let mut seen = std::collections::HashSet::new();
+    for op in &graph.operations {
+        for (_, v) in &op.results {
+            for t in tensor_names(v) {
+                if seen.insert(t.clone()) {
+                    if let Some(tensor) = graph.tensor(&t) {
+                        let dims: Vec<String> = tensor.shape.iter().map(usize::to_string).collect();
+                        println!("  {t}: {}[{}]", tensor.dtype.name(), dims.join(","));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn tensor_names(v: &conformance_nnef::graph::Value) -> Vec<String> {
+    use conformance_nnef::graph::Value;
+    match v {
+        Value::Tensor(t) => vec![t.clone()],
+        Value::Array(items) | Value::Tuple(items) => items.iter().flat_map(tensor_names).collect(),
+        _ => vec![],
+    }
+}
+
+/// What checking one output of an NNEF graph found.
+#[derive(Debug, Clone)]
+pub struct OutputCheck {
+    /// The output tensor.
+    pub tensor: String,
+    /// Each compared backend's verdict and differences (the reference first, not listed).
+    pub outcome: crate::check::CaseOutcome,
+    /// The HLO instruction a disagreement was localized to, and the NNEF operation (fragment
+    /// name and line:col of its invocation in the graph body) it lowers.
+    pub fault: Option<(crate::graph::Fault, Option<String>)>,
+    /// Why a disagreement could not be localized.
+    pub unlocalized: Option<String>,
+}
+
+impl OutputCheck {
+    /// True when every backend agrees with the reference (or does not support the graph).
+    pub fn agrees(&self) -> bool {
+        self.outcome.reference_error.is_none()
+            && self.outcome.outcomes.iter().all(|o| {
+                matches!(
+                    o.verdict,
+                    crate::check::Verdict::Pass | crate::check::Verdict::Unsupported
+                )
+            })
+    }
+}
+
+/// Loads the graph at `path` (document, folder or archive), lowers it, generates its inputs and
+/// missing weights from `seed`, runs it on `backends` (the reference first) and compares every
+/// output. A disagreeing output is localized to the HLO instruction at fault and to the graph
+/// operation that instruction belongs to.
+///
+/// Errors: bad input (exit 2) with file:line:col; the reference failing (exit 3).
+pub fn check_nnef(
+    catalog: &Catalog,
+    path: &Path,
+    backends: &[&dyn Backend],
+    seed: u64,
+    shapes: &InputShapes,
+) -> Result<Vec<OutputCheck>, (i32, String)> {
+    let label = path.display().to_string();
+    let (source, graph) = load(path, shapes)?;
+    let lowered = lower::lower(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
+    let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
+        .map_err(|e| (2, e.to_string()))?;
+    let (_, targets, _) = crate::replay::targets_of(catalog, &lowered.module, &label)?;
+    let mut checks = Vec::new();
+    for (k, target) in targets.iter().enumerate() {
+        let checked = crate::replay::check_target(catalog, target, &args, backends)?;
+        let tensor = match &target.leaf {
+            Some(leaf) => leaf.clone(),
+            None => lowered.outputs.get(k).cloned().unwrap_or_default(),
+        };
+        let fault = checked.fault.map(|f| {
+            let op = operation_of(&graph, &lowered.module, &f.instruction);
+            (f, op)
+        });
+        checks.push(OutputCheck {
+            tensor,
+            outcome: checked.outcome,
+            fault,
+            unlocalized: checked.unlocalized,
+        });
+    }
+    Ok(checks)
+}
+
+/// The graph operation whose lowering emitted the HLO instruction `instruction` of `module`:
+/// the first top-level operation whose results are computed at or after it.
+fn operation_of(
+    graph: &Graph,
+    module: &conformance_spec::hlo::HloModule,
+    instruction: &str,
+) -> Option<String> {
+    let entry = module.entry_computation();
+    let position = entry
+        .instructions
+        .iter()
+        .position(|i| i.name == instruction)?;
+    // Lower every top-level tensor as an output: the root tuple says where each is computed.
+    let mut tensors = Vec::new();
+    let mut owner = Vec::new();
+    for (k, op) in graph.operations.iter().enumerate() {
+        for (_, v) in &op.results {
+            for t in tensor_names(v) {
+                tensors.push(t);
+                owner.push(k);
+            }
+        }
+    }
+    let all = lower::lower(graph, &tensors).ok()?;
+    let all_entry = all.module.entry_computation();
+    let root = all_entry.root_instruction();
+    let operands: Vec<usize> = if tensors.len() == 1 {
+        vec![all_entry.root]
+    } else {
+        root.operands.clone()
+    };
+    let index_of = |name: &str| all_entry.instructions.iter().position(|i| i.name == name);
+    let fault_index = index_of(&entry.instructions[position].name)?;
+    let k = operands
+        .iter()
+        .zip(&owner)
+        .filter(|(&i, _)| i >= fault_index)
+        .map(|(_, &k)| k)
+        .min()?;
+    let op = &graph.operations[k];
+    Some(format!("{} at {}", op.name, op.span))
+}
+
+fn run(
+    catalog: &Catalog,
+    path: &Path,
+    names: &[String],
+    seed: u64,
+    shapes: &InputShapes,
+) -> CliResult {
+    let label = path.display().to_string();
+    let started = Instant::now();
+    if names.len() == 1 {
+        let (source, graph) = load(path, shapes)?;
+        let lowered = lower::lower(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
+        let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
+            .map_err(|e| (2, e.to_string()))?;
+        println!(
+            "{label}: graph {}, {} operations, {} HLO instructions (loaded and lowered in {:.2} s)",
+            graph.name,
+            graph.operations.len(),
+            lowered.module.entry_computation().instructions.len(),
+            started.elapsed().as_secs_f64()
+        );
+        let backend = crate::backends::by_name(&names[0]).map_err(|e| (2, e))?;
+        let t = Instant::now();
+        let out = backend
+            .execute(&lowered.module, &args)
+            .map_err(|e| (1, format!("{}: {e}", backend.name())))?;
+        println!(
+            "{}: ran in {:.3} s",
+            backend.name(),
+            t.elapsed().as_secs_f64()
+        );
+        print_outputs(&lowered.outputs, &out);
+        return Ok(0);
+    }
+    let owned = crate::replay::open_backends(names)?;
+    let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
+    let checks = check_nnef(catalog, path, &refs, seed, shapes)?;
+    let mut code = 0;
+    for c in &checks {
+        println!("output `{}`:", c.tensor);
+        for o in &c.outcome.outcomes {
+            let diffs = o.comparison.as_ref().map_or(0, |c| c.diffs.len());
+            println!(
+                "  {}: {:?} ({diffs} elements differ within or beyond tolerance, {:.3} s)",
+                o.backend,
+                o.verdict,
+                o.micros as f64 / 1e6
+            );
+            if let Some(e) = &o.error {
+                println!("    error: {e}");
+            }
+            if o.verdict == crate::check::Verdict::Fail {
+                for d in o.comparison.iter().flat_map(|c| c.diffs.iter()).take(10) {
+                    println!("    {d}");
+                }
+            }
+        }
+        if let Some((f, op)) = &c.fault {
+            println!(
+                "  {}: the disagreement is at instruction `{}` ({}){}",
+                f.backend,
+                f.instruction,
+                f.op,
+                op.as_ref()
+                    .map_or(String::new(), |op| format!(", lowered from operation {op}"))
+            );
+        }
+        if let Some(why) = &c.unlocalized {
+            println!("  not localized: {why}");
+        }
+        if !c.agrees() {
+            code = 1;
+        }
+    }
+    println!(
+        "{label}: checked in {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(code)
+}
+
+fn print_outputs(names: &[String], out: &Literal) {
+    let leaves: Vec<&Literal> = match out {
+        Literal::Tuple(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for (name, leaf) in names.iter().zip(leaves) {
+        if let Literal::Array(a) = leaf {
+            let values = a.to_f64s().unwrap_or_default();
+            let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+            println!(
+                "  {name}: {} elements, {} non-finite, mean {mean:.6}",
+                values.len(),
+                values.len() - finite.len()
+            );
+        }
+    }
+}

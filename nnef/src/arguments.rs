@@ -1,0 +1,115 @@
+//! The arguments of a lowered graph: graph inputs and variables, from `.dat` files where the
+//! container has them and generated deterministically otherwise ([`crate::weights`]).
+
+use conformance_spec::literal::Literal;
+
+use crate::container::{GraphSource, LoadError};
+use crate::graph::{Graph, Operation, Value};
+use crate::weights::{self, WeightRole};
+
+/// One argument per name of `parameters` (tensor names in HLO parameter order, as
+/// [`crate::lower::Lowered::parameters`]): a graph input gets [`weights::generate_input`]; a
+/// `variable` gets its `.dat` file from `source`, or generated values whose range follows how
+/// the graph uses it ([`role_of`]).
+///
+/// Errors: a name that is neither an input nor a variable's tensor; a `.dat` file that does not
+/// match its variable ([`LoadError`] naming the file).
+pub fn arguments(
+    graph: &Graph,
+    parameters: &[String],
+    source: Option<&GraphSource>,
+    seed: u64,
+) -> Result<Vec<Literal>, LoadError> {
+    let file = || source.map_or_else(|| "graph".to_string(), |s| s.path.display().to_string());
+    parameters
+        .iter()
+        .map(|name| {
+            let tensor = graph.tensor(name).ok_or_else(|| {
+                LoadError::message(
+                    file(),
+                    format!("parameter '{name}' is not a tensor of the graph"),
+                )
+            })?;
+            if graph.inputs.contains(name) {
+                return Ok(weights::generate_input(
+                    name,
+                    &tensor.shape,
+                    tensor.dtype,
+                    seed,
+                ));
+            }
+            let label = variable_label(graph, name).ok_or_else(|| {
+                LoadError::message(
+                    file(),
+                    format!("parameter '{name}' is neither an input nor a variable"),
+                )
+            })?;
+            let role = role_of(graph, name);
+            match source {
+                Some(s) => s.variable_value(&label, tensor, role, seed),
+                None => Ok(weights::generate(
+                    &label,
+                    &tensor.shape,
+                    tensor.dtype,
+                    role,
+                    seed,
+                )),
+            }
+        })
+        .collect()
+}
+
+/// The label of the `variable` producing tensor `name`.
+pub fn variable_label(graph: &Graph, name: &str) -> Option<String> {
+    let mut found = None;
+    visit(&graph.operations, &mut |op| {
+        if op.name == "variable" && op.result("output").and_then(Value::as_tensor) == Some(name) {
+            found = op
+                .argument("label")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+    });
+    found
+}
+
+/// How generated values for variable `tensor` are drawn, from the parameters it is passed to:
+/// `variance` (normalizations) → positive; a filter or matrix operand (`filter`, `plane_filter`,
+/// `point_filter`, `A`, `B`, `weights`) → scaled by fan-in; anything else (biases, means,
+/// offsets) → uniform in [-1, 1].
+pub fn role_of(graph: &Graph, tensor: &str) -> WeightRole {
+    let mut role = WeightRole::Any;
+    visit(&graph.operations, &mut |op| {
+        for (param, value) in &op.arguments {
+            if !mentions(value, tensor) {
+                continue;
+            }
+            match param.as_str() {
+                "variance" => role = WeightRole::Positive,
+                "filter" | "plane_filter" | "point_filter" | "A" | "B" | "weights"
+                    if role == WeightRole::Any =>
+                {
+                    role = WeightRole::Weight
+                }
+                _ => {}
+            }
+        }
+    });
+    role
+}
+
+fn mentions(v: &Value, tensor: &str) -> bool {
+    match v {
+        Value::Tensor(t) => t == tensor,
+        Value::Array(items) | Value::Tuple(items) => items.iter().any(|i| mentions(i, tensor)),
+        _ => false,
+    }
+}
+
+/// Calls `f` on every operation, top-level and inside expansions, in order.
+pub fn visit(ops: &[Operation], f: &mut dyn FnMut(&Operation)) {
+    for op in ops {
+        f(op);
+        visit(&op.expansion, f);
+    }
+}

@@ -1,0 +1,23 @@
+//! NNEF front end (seed 003: NNEF chapter 3; NNEF 1.0.5 chapters 4 and 5): lexer and parser of
+//! flat and compositional documents, the semantic rules of §3.3, shape propagation, `.dat`
+//! tensor files and graph containers, and lowering of a graph to the HLO module every backend
+//! of this project runs.
+
+pub mod arguments;
+pub mod ast;
+pub mod error;
+pub mod eval;
+pub mod graph;
+pub mod printer;
+pub mod generate;
+pub mod lexer;
+pub mod parser;
+pub mod shapes;
+pub mod stdlib;
+pub mod dat;
+pub mod container;
+pub mod weights;
+pub mod lower;
+
+pub use error::{ErrorKind, NnefError, Span};
+pub use parser::{parse_document, parse_fragments, parse_quantization};
