@@ -99,7 +99,7 @@ pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
         }
         NnefCommand::Lower { path, shapes } => {
             let (_, graph) = load(&path, &shapes)?;
-            let lowered = lower::lower(&graph, &graph.outputs)
+            let lowered = lower::lower_quantized(&graph, &graph.outputs)
                 .map_err(|e| (2, e.in_file(&path.display().to_string())))?;
             print!("{}", lowered.module);
             Ok(0)
@@ -122,7 +122,10 @@ fn load(path: &Path, shapes: &InputShapes) -> Result<(GraphSource, Graph), (i32,
     };
     let mut document = parse_document(&source.text).map_err(|e| (2, e.in_file(&file)))?;
     override_shapes(&mut document, shapes).map_err(|e| (2, format!("{file}: {e}")))?;
-    let graph = eval::evaluate(&document).map_err(|e| (2, e.in_file(&file)))?;
+    let mut graph = eval::evaluate(&document).map_err(|e| (2, e.in_file(&file)))?;
+    source
+        .apply_quantization(&mut graph)
+        .map_err(|e| (2, e.to_string()))?;
     Ok((source, graph))
 }
 
@@ -180,7 +183,15 @@ fn print_tensors(graph: &Graph) {
                 if seen.insert(t.clone()) {
                     if let Some(tensor) = graph.tensor(&t) {
                         let dims: Vec<String> = tensor.shape.iter().map(usize::to_string).collect();
-                        println!("  {t}: {}[{}]", tensor.dtype.name(), dims.join(","));
+                        let quantized = tensor
+                            .quantization
+                            .as_ref()
+                            .map_or(String::new(), |(q, _)| format!(" (quantized: {q})"));
+                        println!(
+                            "  {t}: {}[{}]{quantized}",
+                            tensor.dtype.name(),
+                            dims.join(",")
+                        );
                     }
                 }
             }
@@ -239,7 +250,8 @@ pub fn check_nnef(
 ) -> Result<Vec<OutputCheck>, (i32, String)> {
     let label = path.display().to_string();
     let (source, graph) = load(path, shapes)?;
-    let lowered = lower::lower(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
+    let lowered =
+        lower::lower_quantized(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
     let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
         .map_err(|e| (2, e.to_string()))?;
     let (_, targets, _) = crate::replay::targets_of(catalog, &lowered.module, &label)?;
@@ -287,7 +299,7 @@ fn operation_of(
             }
         }
     }
-    let all = lower::lower(graph, &tensors).ok()?;
+    let all = lower::lower_quantized(graph, &tensors).ok()?;
     let all_entry = all.module.entry_computation();
     let root = all_entry.root_instruction();
     let operands: Vec<usize> = if tensors.len() == 1 {
@@ -318,7 +330,8 @@ fn run(
     let started = Instant::now();
     if names.len() == 1 {
         let (source, graph) = load(path, shapes)?;
-        let lowered = lower::lower(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
+        let lowered =
+            lower::lower_quantized(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
         let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
             .map_err(|e| (2, e.to_string()))?;
         println!(

@@ -77,6 +77,9 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
     })
 }
 
+/// A module with its calls inlined, the values to check, and the inputs its root passes through.
+pub(crate) type Targets<'c> = (HloModule, Vec<Target<'c>>, Vec<String>);
+
 /// The values a module's root makes up, each to check on its own: the root, or each leaf of a
 /// tuple root (inputs passed through are listed, not checked). Calls are inlined first (as XLA's
 /// call inliner does). `label` names the input in errors (a file name).
@@ -84,7 +87,7 @@ pub(crate) fn targets_of<'c>(
     catalog: &'c Catalog,
     module: &HloModule,
     label: &str,
-) -> Result<(HloModule, Vec<Target<'c>>, Vec<String>), (i32, String)> {
+) -> Result<Targets<'c>, (i32, String)> {
     conformance_spec::shape_inference::verify_module(module)
         .map_err(|e| (2, format!("{label}: {e}")))?;
     let module = transform::inline_calls(module).map_err(|e| (2, format!("{label}: {e}")))?;
@@ -282,7 +285,7 @@ pub(crate) fn report_targets(
             }
             None => "",
         };
-        let checked = check_target(catalog, target, args, &refs)?;
+        let checked = check_target(catalog, target, args, refs)?;
         if let Some(f) = &checked.fault {
             println!(
                 "{indent}{}: the disagreement is at instruction `{}` ({})",

@@ -145,8 +145,8 @@ pub enum UnaryOp {
     Not,
 }
 
-/// Binary operators (seed 003 §3.2.3), lowest precedence first: `||`; `&&`; comparisons and
-/// `in`; `+ -`; `* /`; `^` (right-associative).
+/// Binary operators (seed 003 §3.2.3), loosest first as the Khronos parser binds them: `in`;
+/// `&&` and `||` (one level); comparisons; `+ -`; `* /`; `^`; all left-associative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+`

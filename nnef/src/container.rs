@@ -503,6 +503,37 @@ impl GraphSource {
         }
     }
 
+    /// Attaches the `graph.quant` entries to the tensors of `graph` ([`crate::graph::Tensor::quantization`]).
+    ///
+    /// Errors (naming `graph.quant`): those of [`GraphSource::quantization_entries`]; an entry for a
+    /// tensor the graph does not have; an entry whose fragment is not a standard quantization
+    /// fragment (`linear_quantize`, `logarithmic_quantize`, `min_max_linear_quantize`,
+    /// `zero_point_linear_quantize`).
+    pub fn apply_quantization(&self, graph: &mut crate::graph::Graph) -> Result<(), LoadError> {
+        const FRAGMENTS: [&str; 4] = [
+            "linear_quantize",
+            "logarithmic_quantize",
+            "min_max_linear_quantize",
+            "zero_point_linear_quantize",
+        ];
+        for (tensor, (fragment, attributes)) in self.quantization_entries()? {
+            if !FRAGMENTS.contains(&fragment.as_str()) {
+                return Err(LoadError::message(
+                    self.file_name(QUANT_FILE),
+                    format!("'{tensor}': '{fragment}' is not a quantization fragment (expected one of {})", FRAGMENTS.join(", ")),
+                ));
+            }
+            let Some(t) = graph.tensors.get_mut(&tensor) else {
+                return Err(LoadError::message(
+                    self.file_name(QUANT_FILE),
+                    format!("'{tensor}' is not a tensor of graph '{}'", graph.name),
+                ));
+            };
+            t.quantization = Some((fragment, attributes));
+        }
+        Ok(())
+    }
+
     /// How errors name a file of this source.
     fn file_name(&self, relative: &str) -> String {
         match self.kind {

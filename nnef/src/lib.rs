@@ -5,19 +5,19 @@
 
 pub mod arguments;
 pub mod ast;
+pub mod container;
+pub mod dat;
 pub mod error;
 pub mod eval;
-pub mod graph;
-pub mod printer;
 pub mod generate;
+pub mod graph;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
+pub mod printer;
 pub mod shapes;
 pub mod stdlib;
-pub mod dat;
-pub mod container;
 pub mod weights;
-pub mod lower;
 
 pub use error::{ErrorKind, NnefError, Span};
 pub use parser::{parse_document, parse_fragments, parse_quantization};
