@@ -219,3 +219,38 @@ fn replay_runs_corpus_files_and_jax_dumps() {
         "{err}"
     );
 }
+
+#[test]
+fn nnef_check_prints_shapes_and_names_errors_by_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("conformance-nnef-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.nnef");
+    std::fs::write(
+        &good,
+        "version 1.0;\ngraph G( input ) -> ( output )\n{\n    input = external<scalar>(shape = [1, 3, 8, 8]);\n    output = max_pool(input, size = [1, 1, 2, 2], stride = [1, 1, 2, 2]);\n}\n",
+    )
+    .unwrap();
+    let (code, out, _) = conformance(&["nnef", "check", good.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("output: scalar[1,3,4,4]"), "{out}");
+    let (code, out, _) = conformance(&["nnef", "lower", good.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("reduce-window"), "{out}");
+    let (code, out, _) = conformance(&["nnef", "run", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("fast: Pass"), "{out}");
+    // One error, at its line:col, exit 2; never a panic.
+    let bad = dir.join("bad.nnef");
+    std::fs::write(
+        &bad,
+        "version 1.0;\ngraph G( input ) -> ( output )\n{\n    input = external<scalar>(shape = [1, 3]);\n    output = relu(input, alpha = 2.0);\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = conformance(&["nnef", "check", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.nnef:5:26: operation 'relu' has no parameter called 'alpha'"), "{err}");
+    let (code, _, err) = conformance(&["nnef", "run", "--input-shape", "input=1,x", good.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("expected non-negative extents"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

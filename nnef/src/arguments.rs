@@ -7,13 +7,17 @@ use crate::container::{GraphSource, LoadError};
 use crate::graph::{Graph, Operation, Value};
 use crate::weights::{self, WeightRole};
 
+/// The most elements an argument may have (2^30: 4 GiB of f32).
+pub const MAX_ARGUMENT_ELEMENTS: usize = 1 << 30;
+
 /// One argument per name of `parameters` (tensor names in HLO parameter order, as
 /// [`crate::lower::Lowered::parameters`]): a graph input gets [`weights::generate_input`]; a
 /// `variable` gets its `.dat` file from `source`, or generated values whose range follows how
 /// the graph uses it ([`role_of`]).
 ///
-/// Errors: a name that is neither an input nor a variable's tensor; a `.dat` file that does not
-/// match its variable ([`LoadError`] naming the file).
+/// Errors: a name that is neither an input nor a variable's tensor; a tensor of more than
+/// [`MAX_ARGUMENT_ELEMENTS`] elements; a `.dat` file that does not match its variable
+/// ([`LoadError`] naming the file).
 pub fn arguments(
     graph: &Graph,
     parameters: &[String],
@@ -30,6 +34,16 @@ pub fn arguments(
                     format!("parameter '{name}' is not a tensor of the graph"),
                 )
             })?;
+            let elements = tensor.shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+            if elements.is_none_or(|n| n > MAX_ARGUMENT_ELEMENTS) {
+                return Err(LoadError::message(
+                    file(),
+                    format!(
+                        "tensor '{name}' of shape {:?} has more than {MAX_ARGUMENT_ELEMENTS} elements: too large to generate (use --input-shape)",
+                        tensor.shape
+                    ),
+                ));
+            }
             if graph.inputs.contains(name) {
                 return Ok(weights::generate_input(
                     name,

@@ -162,13 +162,13 @@ pub fn subscript(v: Value, index: Index) -> Result<Value, String> {
                         describe(&v)
                     )
                 })?;
-            Ok(match v {
-                Value::Array(mut items) | Value::Tuple(mut items) => items.swap_remove(k),
-                Value::String(s) => {
-                    Value::String(s.chars().nth(k).map(String::from).unwrap_or_default())
-                }
-                _ => unreachable!("checked above"),
-            })
+            match v {
+                Value::Array(mut items) | Value::Tuple(mut items) => Ok(items.swap_remove(k)),
+                Value::String(s) => Ok(Value::String(
+                    s.chars().nth(k).map(String::from).unwrap_or_default(),
+                )),
+                other => Err(format!("cannot subscript {}", describe(&other))),
+            }
         }
         Index::Range(b, e) => {
             if matches!(v, Value::Tuple(_)) {
@@ -178,13 +178,13 @@ pub fn subscript(v: Value, index: Index) -> Result<Value, String> {
             let begin = b.as_ref().map(int).transpose()?.map_or(0, clamp);
             let end = e.as_ref().map(int).transpose()?.map_or(len, clamp);
             let end = end.max(begin);
-            Ok(match v {
-                Value::Array(items) => Value::Array(items[begin..end].to_vec()),
-                Value::String(s) => {
-                    Value::String(s.chars().skip(begin).take(end - begin).collect())
-                }
-                _ => unreachable!("checked above"),
-            })
+            match v {
+                Value::Array(items) => Ok(Value::Array(items[begin..end].to_vec())),
+                Value::String(s) => Ok(Value::String(
+                    s.chars().skip(begin).take(end - begin).collect(),
+                )),
+                other => Err(format!("cannot take a range of {}", describe(&other))),
+            }
         }
     }
 }
