@@ -248,8 +248,17 @@ fn nnef_check_prints_shapes_and_names_errors_by_line_and_column() {
     .unwrap();
     let (code, _, err) = conformance(&["nnef", "check", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("bad.nnef:5:26: operation 'relu' has no parameter called 'alpha'"), "{err}");
-    let (code, _, err) = conformance(&["nnef", "run", "--input-shape", "input=1,x", good.to_str().unwrap()]);
+    assert!(
+        err.contains("bad.nnef:5:26: operation 'relu' has no parameter called 'alpha'"),
+        "{err}"
+    );
+    let (code, _, err) = conformance(&[
+        "nnef",
+        "run",
+        "--input-shape",
+        "input=1,x",
+        good.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("expected non-negative extents"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
