@@ -63,27 +63,13 @@ pub trait RngLike {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): the deterministic word stream of sweeps; a document is
-/// a pure function of its seed.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// The stream of `seed`.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-}
+/// SplitMix64 (the generator of [`crate::weights`]): the deterministic word stream of sweeps;
+/// a document is a pure function of its seed.
+pub use crate::weights::SplitMix64;
 
 impl RngLike for SplitMix64 {
     fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        SplitMix64::next_u64(self)
     }
 }
 
