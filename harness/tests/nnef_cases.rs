@@ -1,4 +1,4 @@
-//! Every one of the 301 small NNEF graphs in `../shared/external/nnef/tvm-cases` lowers to HLO
+//! Every one of the 301 small NNEF graphs in `corpus/external/nnef/tvm-cases` lowers to HLO
 //! and runs on the exact reference and the fast backend, and every output agrees within the
 //! catalog's tolerance: the fast backend's verdict is `pass` for every output (`unsupported` is
 //! a failure here; a disagreement would be localized to its operation and listed).
@@ -14,7 +14,7 @@ use rayon::prelude::*;
 #[test]
 fn every_tvm_case_agrees_on_reference_and_fast() {
     let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/external/nnef/tvm-cases");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef/tvm-cases");
     assert!(
         dir.is_dir(),
         "the external NNEF inputs are missing: expected {}",

@@ -1,4 +1,4 @@
-//! The 305 real NNEF documents in `../shared/external/nnef` (Khronos example networks and the
+//! The 305 real NNEF documents in `corpus/external/nnef` (Khronos example networks and the
 //! TVM front end's test graphs) parse, pass every semantic rule, and the shape and data type of
 //! every tensor equal what the Khronos reference parser infers (`khronos-parser-shapes.json`).
 
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use conformance_nnef::{eval, parse_document};
 
 fn external() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/external/nnef");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef");
     assert!(
         dir.join("khronos-parser-shapes.json").is_file(),
         "the external NNEF inputs are missing: expected {}",

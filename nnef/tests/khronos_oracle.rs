@@ -3,7 +3,7 @@
 //! creates it).
 //!
 //! - `oracle_reproduces_recorded_khronos_shapes`: the oracle script, fed the 305 real graphs of
-//!   /work/shared/external/nnef, reports exactly what `khronos-parser-shapes.json` recorded
+//!   corpus/external/nnef, reports exactly what `khronos-parser-shapes.json` recorded
 //!   (graph, inputs, outputs, operations, shapes, dtypes): this validates the oracle itself.
 //! - `generated_documents_agree_with_khronos`: ≥ 1,000 generated documents (valid by
 //!   construction, and one-rule mutations of them, from fixed seeds) are printed, parsed and
@@ -75,7 +75,7 @@ fn run_oracle(requests: Vec<Value>) -> Vec<Value> {
 
 #[test]
 fn oracle_reproduces_recorded_khronos_shapes() {
-    let dir = Path::new("/work/shared/external/nnef");
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/external/nnef"));
     let recorded: BTreeMap<String, Value> = serde_json::from_str(
         &std::fs::read_to_string(dir.join("khronos-parser-shapes.json")).expect("recorded shapes"),
     )

@@ -1,4 +1,4 @@
-//! The real NNEF documents in `../shared/external/nnef` (Khronos example networks, TVM front end
+//! The real NNEF documents in `corpus/external/nnef` (Khronos example networks, TVM front end
 //! test graphs) lower to valid HLO modules, for their outputs and for every top-level tensor;
 //! the TVM graphs run on the fast backend with the graph's output shapes, and the small ones
 //! agree with the reference.
@@ -18,7 +18,7 @@ use conformance_spec::shape::ArrayShape;
 use lower_support::{check_round_trip, dims, values};
 
 fn external() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/external/nnef");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef");
     assert!(
         dir.join("khronos-parser-shapes.json").is_file(),
         "missing external NNEF inputs at {}",

@@ -1,4 +1,4 @@
-//! Every real NNEF graph under `shared/external/nnef` (4 Khronos model graphs and 301 TVM test
+//! Every real NNEF graph under `corpus/external/nnef` (4 Khronos model graphs and 301 TVM test
 //! cases, none written by this project) parses, and its graph name, inputs, outputs and the
 //! operations its body invokes, in order, equal what the Khronos reference parser reported
 //! (`khronos-parser-shapes.json`).
@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// The folder of the external graphs, relative to this crate.
 fn external_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/external/nnef")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef")
 }
 
 /// `folder/*.nnef`, sorted, as paths relative to [`external_dir`].
@@ -54,8 +54,8 @@ fn every_external_graph_parses_like_the_khronos_parser() {
     let root = external_dir();
     assert!(
         root.is_dir(),
-        "the external NNEF graphs are missing: expected the folder {} (shared/external/nnef next to \
-         the workspace); this test must not pass without them",
+        "the external NNEF graphs are missing: expected the folder {} (corpus/external/nnef); \
+         this test must not pass without them",
         root.display()
     );
     let oracle_path = root.join("khronos-parser-shapes.json");
