@@ -13,8 +13,7 @@ use rayon::prelude::*;
 
 #[test]
 fn every_tvm_case_agrees_on_reference_and_fast() {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef/tvm-cases");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/nnef/tvm-cases");
     assert!(
         dir.is_dir(),
         "the external NNEF inputs are missing: expected {}",

@@ -75,7 +75,10 @@ fn run_oracle(requests: Vec<Value>) -> Vec<Value> {
 
 #[test]
 fn oracle_reproduces_recorded_khronos_shapes() {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/external/nnef"));
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/external/nnef"
+    ));
     let recorded: BTreeMap<String, Value> = serde_json::from_str(
         &std::fs::read_to_string(dir.join("khronos-parser-shapes.json")).expect("recorded shapes"),
     )
