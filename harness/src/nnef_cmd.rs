@@ -129,6 +129,21 @@ fn load(path: &Path, shapes: &InputShapes) -> Result<(GraphSource, Graph), (i32,
     Ok((source, graph))
 }
 
+/// Loads a graph, lowers it for its outputs (quantized where `graph.quant` says) and builds its
+/// arguments: inputs and missing weights generated from `seed`, `.dat` files where present.
+fn prepare(
+    path: &Path,
+    shapes: &InputShapes,
+    seed: u64,
+) -> Result<(Graph, lower::Lowered, Vec<Literal>), (i32, String)> {
+    let (source, graph) = load(path, shapes)?;
+    let lowered = lower::lower_quantized(&graph, &graph.outputs)
+        .map_err(|e| (2, e.in_file(&path.display().to_string())))?;
+    let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
+        .map_err(|e| (2, e.to_string()))?;
+    Ok((graph, lowered, args))
+}
+
 /// Replaces the `shape` argument of the `external` assigning each named input.
 fn override_shapes(document: &mut Document, shapes: &InputShapes) -> Result<(), String> {
     for (name, dims) in &shapes.input_shapes {
@@ -179,9 +194,9 @@ fn print_tensors(graph: &Graph) {
     let mut seen = std::collections::HashSet::new();
     for op in &graph.operations {
         for (_, v) in &op.results {
-            for t in tensor_names(v) {
-                if seen.insert(t.clone()) {
-                    if let Some(tensor) = graph.tensor(&t) {
+            for t in v.tensor_names() {
+                if seen.insert(t) {
+                    if let Some(tensor) = graph.tensor(t) {
                         let dims: Vec<String> = tensor.shape.iter().map(usize::to_string).collect();
                         let quantized = tensor
                             .quantization
@@ -196,15 +211,6 @@ fn print_tensors(graph: &Graph) {
                 }
             }
         }
-    }
-}
-
-fn tensor_names(v: &conformance_nnef::graph::Value) -> Vec<String> {
-    use conformance_nnef::graph::Value;
-    match v {
-        Value::Tensor(t) => vec![t.clone()],
-        Value::Array(items) | Value::Tuple(items) => items.iter().flat_map(tensor_names).collect(),
-        _ => vec![],
     }
 }
 
@@ -249,11 +255,7 @@ pub fn check_nnef(
     shapes: &InputShapes,
 ) -> Result<Vec<OutputCheck>, (i32, String)> {
     let label = path.display().to_string();
-    let (source, graph) = load(path, shapes)?;
-    let lowered =
-        lower::lower_quantized(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
-    let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
-        .map_err(|e| (2, e.to_string()))?;
+    let (graph, lowered, args) = prepare(path, shapes, seed)?;
     let (_, targets, _) = crate::replay::targets_of(catalog, &lowered.module, &label)?;
     let mut checks = Vec::new();
     for (k, target) in targets.iter().enumerate() {
@@ -293,8 +295,8 @@ fn operation_of(
     let mut owner = Vec::new();
     for (k, op) in graph.operations.iter().enumerate() {
         for (_, v) in &op.results {
-            for t in tensor_names(v) {
-                tensors.push(t);
+            for t in v.tensor_names() {
+                tensors.push(t.to_string());
                 owner.push(k);
             }
         }
@@ -329,11 +331,7 @@ fn run(
     let label = path.display().to_string();
     let started = Instant::now();
     if names.len() == 1 {
-        let (source, graph) = load(path, shapes)?;
-        let lowered =
-            lower::lower_quantized(&graph, &graph.outputs).map_err(|e| (2, e.in_file(&label)))?;
-        let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)
-            .map_err(|e| (2, e.to_string()))?;
+        let (graph, lowered, args) = prepare(path, shapes, seed)?;
         println!(
             "{label}: graph {}, {} operations, {} HLO instructions (loaded and lowered in {:.2} s)",
             graph.name,

@@ -95,7 +95,7 @@ pub fn role_of(graph: &Graph, tensor: &str) -> WeightRole {
     let mut role = WeightRole::Any;
     visit(&graph.operations, &mut |op| {
         for (param, value) in &op.arguments {
-            if !mentions(value, tensor) {
+            if !value.mentions(tensor) {
                 continue;
             }
             match param.as_str() {
@@ -110,14 +110,6 @@ pub fn role_of(graph: &Graph, tensor: &str) -> WeightRole {
         }
     });
     role
-}
-
-fn mentions(v: &Value, tensor: &str) -> bool {
-    match v {
-        Value::Tensor(t) => t == tensor,
-        Value::Array(items) | Value::Tuple(items) => items.iter().any(|i| mentions(i, tensor)),
-        _ => false,
-    }
 }
 
 /// Calls `f` on every operation, top-level and inside expansions, in order.

@@ -95,6 +95,22 @@ impl Value {
             _ => None,
         }
     }
+    /// The tensor names in this value (a tensor, or arrays and tuples of them), in order.
+    pub fn tensor_names(&self) -> Vec<&str> {
+        match self {
+            Value::Tensor(t) => vec![t.as_str()],
+            Value::Array(items) | Value::Tuple(items) => {
+                items.iter().flat_map(Value::tensor_names).collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// True when the tensor `name` occurs in this value.
+    pub fn mentions(&self, name: &str) -> bool {
+        self.tensor_names().contains(&name)
+    }
+
     /// An array of integers (`integer[]`).
     pub fn as_integers(&self) -> Option<Vec<i64>> {
         self.items()?.iter().map(Value::as_integer).collect()

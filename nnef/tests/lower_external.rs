@@ -51,19 +51,13 @@ fn documents() -> Vec<(String, String)> {
 /// Top-level tensors in operation order (each once).
 fn top_level(graph: &Graph) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    fn collect(v: &conformance_nnef::graph::Value, out: &mut Vec<String>) {
-        match v {
-            conformance_nnef::graph::Value::Tensor(t) if !out.contains(t) => out.push(t.clone()),
-            conformance_nnef::graph::Value::Array(items)
-            | conformance_nnef::graph::Value::Tuple(items) => {
-                items.iter().for_each(|i| collect(i, out))
-            }
-            _ => {}
-        }
-    }
     for op in &graph.operations {
         for (_, v) in &op.results {
-            collect(v, &mut names);
+            for t in v.tensor_names() {
+                if !names.iter().any(|n| n == t) {
+                    names.push(t.to_string());
+                }
+            }
         }
     }
     names

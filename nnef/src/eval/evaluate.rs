@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{Argument, Assignment, Expr, ExprKind, Invocation, TypeName};
+use crate::ast::{Argument, Assignment, BinaryOp, Expr, ExprKind, Invocation, TypeName};
 use crate::error::{NnefError, Result, Span};
 use crate::eval::declarations::{Declarations, Prototype};
 use crate::eval::operators;
@@ -180,10 +180,13 @@ impl<'d, 'a> Evaluator<'d, 'a> {
                 operators::unary(*op, v).map_err(|m| NnefError::semantic(span, m))
             }
             ExprKind::Binary(op, lhs, rhs) => {
-                if let Some(short) = self.short_circuit(*op, lhs, env, ops)? {
-                    return Ok(short);
-                }
                 let a = self.expr(lhs, env, ops)?;
+                // `false && x` and `true || x` do not evaluate `x`.
+                match (op, &a) {
+                    (BinaryOp::And, Value::Logical(false))
+                    | (BinaryOp::Or, Value::Logical(true)) => return Ok(a),
+                    _ => {}
+                }
                 let b = self.expr(rhs, env, ops)?;
                 if a.as_tensor().is_some() || b.as_tensor().is_some() {
                     let fragment = operators::binary_fragment(*op).ok_or_else(|| {
@@ -290,28 +293,6 @@ impl<'d, 'a> Evaluator<'d, 'a> {
             }
             ExprKind::Invocation(inv) => self.invocation(inv, span, env, ops),
         }
-    }
-
-    /// `false && x` and `true || x` do not evaluate `x`.
-    fn short_circuit(
-        &mut self,
-        op: crate::ast::BinaryOp,
-        lhs: &Expr,
-        env: &Env,
-        ops: &mut Vec<Operation>,
-    ) -> Result<Option<Value>> {
-        use crate::ast::BinaryOp::{And, Or};
-        if !matches!(op, And | Or)
-            || !matches!(lhs.kind, ExprKind::Logical(_) | ExprKind::Identifier(_))
-        {
-            return Ok(None);
-        }
-        let a = self.expr(lhs, env, ops)?;
-        Ok(match (op, a) {
-            (And, Value::Logical(false)) => Some(Value::Logical(false)),
-            (Or, Value::Logical(true)) => Some(Value::Logical(true)),
-            _ => None,
-        })
     }
 
     fn invocation(

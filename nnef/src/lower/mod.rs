@@ -303,7 +303,7 @@ impl<'g> Lowerer<'g> {
             self.operation(inner)?;
         }
         for (name, v) in &op.results {
-            for t in tensor_names(v) {
+            for t in v.tensor_names() {
                 if !self.values.contains_key(t) {
                     return Err(if op.expansion.is_empty() {
                         fail(
@@ -627,15 +627,6 @@ impl<'g> Lowerer<'g> {
 /// Extents as HLO dimension sizes.
 fn dims_i64(shape: &[usize]) -> Vec<i64> {
     shape.iter().map(|&d| d as i64).collect()
-}
-
-/// The tensor names in a result value.
-fn tensor_names(v: &Value) -> Vec<&str> {
-    match v {
-        Value::Tensor(t) => vec![t.as_str()],
-        Value::Array(items) | Value::Tuple(items) => items.iter().flat_map(tensor_names).collect(),
-        _ => vec![],
-    }
 }
 
 /// The number a literal in a tensor position stands for, as data type `want` (an integer

@@ -298,17 +298,14 @@ impl<R: RngLike> Mutator<'_, R> {
                 let body = fragment.body.as_mut()?;
                 let candidates: Vec<usize> = (0..body.len())
                     .filter(|&i| {
-                        matches!(&body[i].lhs.kind, ExprKind::Identifier(n) if results.contains(n))
-                            && {
-                                let ExprKind::Identifier(n) = &body[i].lhs.kind else {
-                                    unreachable!()
-                                };
-                                let mut used = Vec::new();
-                                body[i + 1..]
-                                    .iter()
-                                    .for_each(|a| used_names(&a.rhs, &mut used));
-                                !used.contains(n)
-                            }
+                        let ExprKind::Identifier(n) = &body[i].lhs.kind else {
+                            return false;
+                        };
+                        let mut used = Vec::new();
+                        body[i + 1..]
+                            .iter()
+                            .for_each(|a| used_names(&a.rhs, &mut used));
+                        results.contains(n) && !used.contains(n)
                     })
                     .collect();
                 let i = choose(&mut self.rng, &candidates)?;
