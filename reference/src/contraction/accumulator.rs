@@ -24,6 +24,7 @@ use conformance_spec::index;
 use conformance_spec::literal::{complex_bits, complex_parts, ArrayLiteral};
 use conformance_spec::shape::ArrayShape;
 use conformance_spec::BackendError;
+use rayon::prelude::*;
 
 /// A decoded operand element (exact).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,25 +233,49 @@ impl Accumulator {
 /// `j` (row-major over `shape.dimensions`) is the sum that `products(j, acc)` adds to a fresh
 /// [`Accumulator::for_products`] of `mode`, rounded once. Returns the array (in `shape`'s layout)
 /// and, with `track`, the bound of each element in row-major order (empty otherwise).
+///
+/// Output elements are independent, so they are evaluated in parallel (rayon); each is still one
+/// exact sum rounded once, so the result does not depend on the thread count.
 pub(crate) fn sums_of_products(
     shape: &ArrayShape,
     mode: Mode,
     track: bool,
-    mut products: impl FnMut(&[i64], &mut Accumulator),
+    products: impl Fn(&[i64], &mut Accumulator) + Sync,
 ) -> (ArrayLiteral, Vec<AccumulationBound>) {
+    let dims = &shape.dimensions;
+    let count = if dims.iter().any(|&d| d <= 0) {
+        0
+    } else {
+        dims.iter().product::<i64>() as usize
+    };
+    let elements: Vec<(u128, AccumulationBound)> = (0..count)
+        .into_par_iter()
+        .with_min_len(16)
+        .map_init(
+            || vec![0i64; dims.len()],
+            |j, n| {
+                let mut rest = n;
+                for d in (0..dims.len()).rev() {
+                    let size = dims[d] as usize;
+                    j[d] = (rest % size) as i64;
+                    rest /= size;
+                }
+                let mut acc = Accumulator::for_products(mode, track);
+                products(j, &mut acc);
+                (acc.finish(), acc.bound())
+            },
+        )
+        .collect();
     let mut out = ArrayLiteral::zeros(shape.clone());
     let positions = index::physical_positions(shape);
-    let mut bounds = Vec::new();
-    let mut n = 0;
-    index::for_each_index(&shape.dimensions, |j| {
-        let mut acc = Accumulator::for_products(mode, track);
-        products(j, &mut acc);
-        out.set_bits_linear(positions[n], acc.finish());
-        if track {
-            bounds.push(acc.bound());
-        }
-        n += 1;
-    });
+    for (&p, &(bits, _)) in positions.iter().zip(&elements) {
+        out.set_bits_linear(p, bits);
+    }
+    let bounds = if track {
+        elements.into_iter().map(|(_, b)| b).collect()
+    } else {
+        Vec::new()
+    };
     (out, bounds)
 }
 

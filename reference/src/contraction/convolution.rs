@@ -23,9 +23,9 @@
 //! by the dimension numbers), exact, rounded once into the result type (mixed precision as in
 //! [`super::accumulator::Mode`]); the sum starts from +0, so an exact zero is +0.
 
-use super::accumulator::{decode_array, sums_of_products, Mode};
+use super::accumulator::{decode_array, sums_of_products, Mode, Value};
 use super::window::{base_index_table, output_size, read_window};
-use super::{arrays, dimension, expect_dims, invalid, row_major_strides, AccumulationBound};
+use super::{arrays, dimension, expect_dims, invalid, AccumulationBound};
 use crate::interpreter::{result_array_shape, Context};
 use conformance_spec::hlo::contraction_numbers::{ConvolutionDimensionNumbers, Window};
 use conformance_spec::hlo::ir::HloInstruction;
@@ -181,6 +181,30 @@ impl Plan {
     }
 }
 
+/// The elements of `a`, decoded, in row-major order over its dimensions with dimension `inner`
+/// moved innermost (any layout in), and the stride of every dimension (indexed by the operand's
+/// own dimension numbers) in that order: `inner` has stride 1.
+fn feature_innermost(a: &ArrayLiteral, inner: usize) -> (Vec<Value>, Vec<usize>) {
+    let dims = a.dimensions();
+    let mut order: Vec<usize> = (0..dims.len()).filter(|&d| d != inner).collect();
+    order.push(inner);
+    let mut strides = vec![0usize; dims.len()];
+    let mut step = 1usize;
+    for &d in order.iter().rev() {
+        strides[d] = step;
+        step *= dims[d].max(0) as usize;
+    }
+    let decoded = decode_array(a);
+    let mut out = vec![Value::Int(0); decoded.len()];
+    let mut n = 0;
+    index::for_each_index(dims, |i| {
+        let at: usize = i.iter().zip(&strides).map(|(&x, &s)| x as usize * s).sum();
+        out[at] = decoded[n];
+        n += 1;
+    });
+    (out, strides)
+}
+
 /// Evaluates the convolution; with `track`, also the bound of every result element.
 fn evaluate(
     instr: &HloInstruction,
@@ -196,9 +220,11 @@ fn evaluate(
     let ops = arrays(instr, operands, 2)?;
     let p = Plan::new(instr, ops[0], ops[1])?;
     let shape = result_array_shape(instr)?;
-    let (ld, rd) = (ops[0].dimensions(), ops[1].dimensions());
-    let (lhs, rhs) = (decode_array(ops[0]), decode_array(ops[1]));
-    let (ls, rs) = (row_major_strides(ld), row_major_strides(rd));
+    let ld = ops[0].dimensions();
+    // The summed feature dimensions innermost, so the innermost loop reads both operands with
+    // stride 1 (in the operands' own order, the input's feature stride is a whole image).
+    let (lhs, ls) = feature_innermost(ops[0], p.if_);
+    let (rhs, rs) = feature_innermost(ops[1], p.ki);
     let n = p.is.len();
     let inputs: Vec<i64> = p.is.iter().map(|&d| ld[d]).collect();
     let outputs: Vec<i64> = p.os.iter().map(|&d| shape.dimensions[d]).collect();
@@ -222,6 +248,8 @@ fn evaluate(
         kernel_offsets.push(off);
         window_elements.push(k.to_vec());
     });
+    let (lf, rk) = (ls[p.if_], rs[p.ki]);
+    debug_assert_eq!((lf, rk), (1, 1));
     Ok(sums_of_products(shape, p.mode, track, |j, acc| {
         let oz = j[p.of];
         let fg = oz / p.out_per_feature_group;
@@ -237,12 +265,11 @@ fn evaluate(
                     None => continue 'window,
                 }
             }
-            for iz in 0..p.kernel_in {
-                let feature = (fg * p.kernel_in + iz) as usize;
-                acc.add_product(
-                    &lhs[loff + feature * ls[p.if_]],
-                    &rhs[rhs_base + koff + iz as usize * rs[p.ki]],
-                );
+            let features = p.kernel_in as usize;
+            let l0 = loff + (fg * p.kernel_in) as usize * lf;
+            let r0 = rhs_base + koff;
+            for (a, b) in lhs[l0..l0 + features].iter().zip(&rhs[r0..r0 + features]) {
+                acc.add_product(a, b);
             }
         }
     }))
