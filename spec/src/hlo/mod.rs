@@ -20,6 +20,7 @@ mod literal_text;
 mod parser;
 mod printer;
 mod shape_text;
+pub mod stablehlo;
 pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};

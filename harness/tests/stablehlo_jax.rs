@@ -1,0 +1,682 @@
+//! The StableHLO printer (`conformance_spec::hlo::stablehlo`) against the real compiler: every
+//! module the harness generates — a few cases of every catalog operation on every element type
+//! the generator produces for it, and multi-operation graphs — prints as StableHLO that XLA's CPU
+//! backend (through jaxlib, `scripts/stablehlo_compile.py`, one Python process per test)
+//! compiles. And the printed programs mean what the HLO means: the non-element-wise cases on
+//! integer types (exact on any backend) are run and compared with the reference element for
+//! element, the catalog's worked examples give their expected outputs on XLA (dimension numbers,
+//! windows, padding, ...), and so do hand-written modules for the operations the generators do
+//! not produce (call, while, conditional, sort, map, opt-barrier).
+//!
+//! Known differences of XLA's own (not of the printing) are listed with their reasons:
+//! [`KNOWN_XLA_REJECTIONS`], [`KNOWN_XLA_DIFFERENCES`].
+//!
+//! Needs `.venv/bin/python` with jax (`scripts/setup-python.sh`); without it the tests fail.
+
+use conformance::compare::compare;
+use conformance::generate::{self, Filters, GeneratorConfig};
+use conformance_reference::Reference;
+use conformance_spec::catalog::Catalog;
+use conformance_spec::element_type::ElementType;
+use conformance_spec::hlo::stablehlo::{print_stablehlo, StablehloError};
+use conformance_spec::hlo::{parse_literal, parse_module, HloModule};
+use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::shape::{ArrayShape, Shape};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// Cases per (operation, element type) combination: element-wise operations print the same way
+/// whatever the shapes, the others draw attributes from the shapes.
+const ELEMENTWISE_CASES: u64 = 1;
+const OTHER_CASES: u64 = 2;
+/// Multi-operation graphs.
+const GRAPHS: u64 = 30;
+/// At most this many generated modules may be unprintable (dynamic entry results only: the
+/// `set-dimension-size` cases).
+const MAX_UNSUPPORTED: usize = 60;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the harness crate is inside the workspace")
+        .to_path_buf()
+}
+
+/// Sends every payload to `scripts/stablehlo_compile.py` and returns one reply per payload, in
+/// order. When the compiler process dies on a payload (XLA aborts on some inputs), that payload's
+/// reply is `{"ok": false, "error": "the compiler process died ..."}` and a new process takes
+/// the rest. Panics (failing the test) when Python or jax is missing.
+fn compile_all(payloads: Vec<Vec<u8>>) -> Vec<serde_json::Value> {
+    let mut replies = Vec::with_capacity(payloads.len());
+    let mut deaths = 0;
+    while replies.len() < payloads.len() {
+        let rest = payloads[replies.len()..].to_vec();
+        let (got, status, stderr) = run_compiler(rest);
+        let answered = got.len();
+        replies.extend(got);
+        if replies.len() < payloads.len() {
+            assert!(
+                status.code() != Some(3) && !(answered == 0 && deaths == 0 && status.success()),
+                "scripts/stablehlo_compile.py failed ({status}); if jax cannot be imported, run \
+                 scripts/setup-python.sh.\n{stderr}"
+            );
+            deaths += 1;
+            assert!(
+                deaths <= 20,
+                "the compiler process died {deaths} times:\n{stderr}"
+            );
+            let tail: Vec<&str> = stderr.lines().take(3).collect();
+            replies.push(serde_json::json!({
+                "ok": false,
+                "error": format!("the compiler process died ({status}): {}", tail.join(" | ")),
+            }));
+        }
+    }
+    replies
+}
+
+/// One compiler process over `payloads`: its replies (possibly fewer than the payloads when it
+/// died), its exit status and its standard error.
+fn run_compiler(
+    payloads: Vec<Vec<u8>>,
+) -> (Vec<serde_json::Value>, std::process::ExitStatus, String) {
+    let root = workspace();
+    let python = root.join(".venv/bin/python");
+    let script = root.join("scripts/stablehlo_compile.py");
+    let mut child = Command::new(&python)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} ({e}): run scripts/setup-python.sh to create the Python \
+                 environment with jax",
+                python.display()
+            )
+        });
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let n = payloads.len();
+    // Write from a thread: the replies come back while the requests are still being sent. A
+    // write error means the process died; the replies say how far it got.
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        for p in payloads {
+            stdin.write_all(&(p.len() as u64).to_le_bytes())?;
+            stdin.write_all(&p)?;
+        }
+        stdin.flush()
+    });
+    let mut stderr_pipe = child.stderr.take().expect("piped stderr");
+    let stderr_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr_pipe, &mut text);
+        text
+    });
+    let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut replies = Vec::with_capacity(n);
+    for line in stdout.lines() {
+        let Ok(line) = line else { break };
+        replies.push(
+            serde_json::from_str::<serde_json::Value>(&line)
+                .unwrap_or_else(|e| panic!("malformed reply {line:?}: {e}")),
+        );
+        if replies.len() == n {
+            break;
+        }
+    }
+    let _ = writer.join();
+    let status = child.wait().expect("waiting for the compiler");
+    let stderr = stderr_reader.join().unwrap_or_default();
+    // Keep the interesting part: XLA's fatal message, not the import warnings.
+    let stderr = stderr
+        .lines()
+        .filter(|l| !l.contains("WARNING") && !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (replies, status, stderr)
+}
+
+fn hex(bytes: impl IntoIterator<Item = u8>) -> String {
+    bytes.into_iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The request that compiles `text` and runs it on `args` (arrays, row-major bytes).
+fn execute_request(text: &str, args: &[Literal]) -> Vec<u8> {
+    let inputs: Vec<serde_json::Value> = args
+        .iter()
+        .map(|a| {
+            let a = a.as_array().expect("array arguments");
+            let w = a.element_type().byte_width();
+            serde_json::json!({
+                "element_type": a.element_type().hlo_name(),
+                "dimensions": a.dimensions(),
+                "data": hex(a.logical_bits().iter().flat_map(|b| b.to_le_bytes()[..w].to_vec())),
+            })
+        })
+        .collect();
+    serde_json::json!({"module": text, "inputs": inputs})
+        .to_string()
+        .into_bytes()
+}
+
+/// The literal of a reply's output.
+fn output_literal(o: &serde_json::Value) -> ArrayLiteral {
+    let ty = ElementType::from_hlo_name(o["element_type"].as_str().expect("element_type"))
+        .expect("known element type");
+    let dims: Vec<i64> = o["dimensions"]
+        .as_array()
+        .expect("dimensions")
+        .iter()
+        .map(|d| d.as_i64().expect("dimension"))
+        .collect();
+    let data = o["data"].as_str().expect("data");
+    let bytes: Vec<u8> = (0..data.len() / 2)
+        .map(|i| u8::from_str_radix(&data[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect();
+    let w = ty.byte_width();
+    let bits: Vec<u128> = bytes
+        .chunks(w)
+        .map(|c| {
+            let mut b = [0u8; 16];
+            b[..w].copy_from_slice(c);
+            u128::from_le_bytes(b)
+        })
+        .collect();
+    ArrayLiteral::from_bits(ArrayShape::new(ty, dims), &bits).expect("output size")
+}
+
+/// Rebuilds a value of `shape` from the leaves (depth-first).
+fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = ArrayLiteral>) -> Option<Literal> {
+    match shape {
+        Shape::Tuple(t) => t
+            .iter()
+            .map(|s| rebuild(s, leaves))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::Tuple),
+        _ => leaves.next().map(Literal::Array),
+    }
+}
+
+/// One generated module, with where it came from; `run` when it is executed and compared with
+/// the reference rather than only compiled.
+struct Generated {
+    row: String,
+    dtype: String,
+    op_index: Option<usize>,
+    module: HloModule,
+    args: Vec<Literal>,
+    run: bool,
+}
+
+fn generated_modules(catalog: &Catalog) -> Vec<Generated> {
+    let combos = generate::plan(catalog, &Filters::default()).expect("the catalog plans");
+    let config = GeneratorConfig::default();
+    let n = combos.len() as u64;
+    let mut out = Vec::new();
+    for (k, combo) in combos.iter().enumerate() {
+        let op = &catalog.ops()[combo.op_index];
+        let elementwise = op.signature.is_elementwise();
+        let cases = if elementwise {
+            ELEMENTWISE_CASES
+        } else {
+            OTHER_CASES
+        };
+        for j in 0..cases {
+            let case = generate::case(catalog, &combos, &config, 2024, k as u64 + j * n)
+                .unwrap_or_else(|e| panic!("{e}"));
+            out.push(Generated {
+                row: case.row,
+                dtype: case.element_type.to_string(),
+                op_index: Some(combo.op_index),
+                module: case.module,
+                args: case.args,
+                run: !elementwise && case.element_type.is_integer(),
+            });
+        }
+    }
+    for index in 0..GRAPHS {
+        let mut rng = generate::rng::Rng::for_case(77, index);
+        match generate::graph::build_case(catalog, &combos, &config, &mut rng, 77, index) {
+            Ok(case) => out.push(Generated {
+                row: format!("graph #{index}"),
+                dtype: case.element_type.to_string(),
+                op_index: None,
+                module: case.module,
+                args: case.args,
+                run: false,
+            }),
+            Err(generate::graph::GraphError::Unchainable(_)) => {}
+            Err(e) => panic!("graph {index}: {e}"),
+        }
+    }
+    out
+}
+
+/// (row, element type, part of the compiler's message): modules XLA's CPU compiler rejects
+/// although they are valid HLO and print faithfully. A `bitcast-convert` between complex types
+/// of different widths (c128[n] ↔ c64[n,2]) fails in XLA's StableHLO import, or aborts the
+/// process in its `BitcastDtypesExpander`.
+const KNOWN_XLA_REJECTIONS: &[(&str, &str, &str)] = &[
+    (
+        "bitcast-convert-complex->c64",
+        "c128",
+        "Conversion between complex and real type",
+    ),
+    (
+        "bitcast-convert-complex->c128",
+        "c64",
+        "the compiler process died",
+    ),
+];
+
+#[test]
+fn every_generated_module_compiles_with_xla() {
+    let catalog = Catalog::builtin().expect("built-in catalog loads");
+    let modules = generated_modules(&catalog);
+    let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut printed = Vec::new();
+    for g in &modules {
+        match print_stablehlo(&g.module) {
+            Ok(text) => {
+                let payload = if g.run {
+                    execute_request(&text, &g.args)
+                } else {
+                    text.clone().into_bytes()
+                };
+                printed.push((g, text, payload));
+            }
+            Err(e @ StablehloError::Unsupported { .. }) => unsupported
+                .entry(e.to_string())
+                .or_default()
+                .push(format!("{} {}", g.row, g.dtype)),
+        }
+    }
+    let payloads = printed.iter().map(|(_, _, p)| p.clone()).collect();
+    let replies = compile_all(payloads);
+    let mut rejected = Vec::new();
+    let mut known = 0;
+    let mut differ = Vec::new();
+    let mut executed = 0;
+    for ((g, text, _), reply) in printed.iter().zip(&replies) {
+        if reply["ok"] != serde_json::Value::Bool(true) {
+            let message = reply["error"].as_str().unwrap_or("?").to_string();
+            if KNOWN_XLA_REJECTIONS
+                .iter()
+                .any(|(row, dtype, m)| g.row == *row && g.dtype == *dtype && message.contains(m))
+            {
+                known += 1;
+            } else {
+                rejected.push(format!(
+                    "{} {}: {message}\n{}\n{text}",
+                    g.row, g.dtype, g.module
+                ));
+            }
+            continue;
+        }
+        if !g.run {
+            continue;
+        }
+        // Integer results are exact on every backend: the printed program must compute what
+        // the reference computes, element for element.
+        executed += 1;
+        let op = &catalog.ops()[g.op_index.expect("catalog case")];
+        let expected = conformance_spec::Backend::execute(&Reference, &g.module, &g.args)
+            .unwrap_or_else(|e| panic!("{} {}: reference: {e}", g.row, g.dtype));
+        let leaves = reply["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .map(output_literal);
+        let Some(got) = rebuild(&expected.shape(), &mut leaves.into_iter()) else {
+            differ.push(format!("{} {}: output count", g.row, g.dtype));
+            continue;
+        };
+        let ty = conformance::check::result_type(&g.module).expect("array result");
+        let budget = conformance::check::budget(op, ty);
+        let allowances = conformance::check::element_allowances(op, &g.module, &g.args, &Reference);
+        let c = compare(&expected, &got, &budget, &allowances);
+        if !c.agrees() {
+            let first: Vec<String> = c.diffs.iter().take(3).map(|d| d.to_string()).collect();
+            differ.push(format!(
+                "{} {}: {}\n{}\n{text}",
+                g.row,
+                g.dtype,
+                first.join("; "),
+                g.module
+            ));
+        }
+    }
+    let n_unsupported: usize = unsupported.values().map(Vec::len).sum();
+    eprintln!(
+        "{} modules generated: {} printed and compiled ({executed} of them run and compared with \
+         the reference), {known} rejected by XLA as known, {} rejected otherwise, {} differing, \
+         {n_unsupported} not printable",
+        modules.len(),
+        printed.len(),
+        rejected.len(),
+        differ.len()
+    );
+    let mut by_row: BTreeMap<&str, usize> = BTreeMap::new();
+    for rows in unsupported.values() {
+        for r in rows {
+            *by_row
+                .entry(r.split(' ').next().unwrap_or("?"))
+                .or_default() += 1;
+        }
+    }
+    eprintln!("not printable, by row: {by_row:?}");
+    for reason in unsupported.keys().take(3) {
+        eprintln!("  e.g. {reason}");
+    }
+    for r in rejected.iter().chain(&differ) {
+        eprintln!("FAIL {r}\n");
+    }
+    assert!(
+        rejected.is_empty(),
+        "{} modules rejected by XLA (see above)",
+        rejected.len()
+    );
+    assert!(
+        differ.is_empty(),
+        "{} results differ from the reference (see above)",
+        differ.len()
+    );
+    assert!(executed > 300, "only {executed} modules were run");
+    assert!(
+        n_unsupported <= MAX_UNSUPPORTED,
+        "{n_unsupported} generated modules cannot be printed (at most {MAX_UNSUPPORTED} expected)"
+    );
+    for reason in unsupported.keys() {
+        assert!(
+            reason.contains("entry result has the dynamic shape"),
+            "only dynamic entry results may be unprintable: {reason}"
+        );
+    }
+}
+
+/// (catalog id, example name, why): examples whose result on XLA's CPU backend differs from the
+/// catalog's expected value for reasons of XLA's own, not of the printing.
+const KNOWN_XLA_DIFFERENCES: &[(&str, &str, &str)] = &[
+    (
+        "bitcast-convert-complex",
+        "c128_to_c64",
+        "XLA rejects bitcast-convert between complex types of different widths",
+    ),
+    (
+        "pad",
+        "nan_padding_value",
+        "XLA's pad returns the canonical NaN, not the padding value's payload",
+    ),
+    (
+        "scatter",
+        "out_of_bounds_elements_skipped",
+        "XLA skips a whole update window when part of it is out of bounds; the catalog skips \
+         element by element",
+    ),
+];
+
+#[test]
+fn catalog_examples_run_on_xla_as_expected() {
+    let catalog = Catalog::builtin().expect("built-in catalog loads");
+    let mut jobs = Vec::new();
+    let mut unprintable = Vec::new();
+    for op in catalog.ops() {
+        for ex in &op.examples {
+            let module = parse_module(&ex.hlo).unwrap_or_else(|e| panic!("{}: {e}", ex.name));
+            let text = match print_stablehlo(&module) {
+                Ok(text) => text,
+                Err(e) => {
+                    unprintable.push(format!("{} / {}: {e}", op.id, ex.name));
+                    continue;
+                }
+            };
+            let args: Vec<Literal> = ex
+                .inputs
+                .iter()
+                .map(|t| parse_literal(t).unwrap_or_else(|e| panic!("{}: {e}", ex.name)))
+                .collect();
+            let expected = parse_literal(&ex.expected).unwrap();
+            jobs.push((op, ex, module, args, expected, text));
+        }
+    }
+    let payloads = jobs
+        .iter()
+        .map(|(_, _, _, args, _, text)| execute_request(text, args))
+        .collect();
+    let replies = compile_all(payloads);
+    let mut failures = Vec::new();
+    let mut known = Vec::new();
+    for ((op, ex, module, args, expected, text), reply) in jobs.iter().zip(&replies) {
+        let what = format!("{} / {}", op.id, ex.name);
+        let outcome = if reply["ok"] != serde_json::Value::Bool(true) {
+            Err(format!("{}\n{text}", reply["error"]))
+        } else {
+            let leaves = reply["outputs"]
+                .as_array()
+                .expect("outputs")
+                .iter()
+                .map(output_literal);
+            match rebuild(&expected.shape(), &mut leaves.into_iter()) {
+                None => Err("output count".to_string()),
+                Some(got) => {
+                    let ty = conformance::check::result_type(module).expect("array result");
+                    let budget = conformance::check::budget(op, ty);
+                    let allowances =
+                        conformance::check::element_allowances(op, module, args, &Reference);
+                    let c = compare(expected, &got, &budget, &allowances);
+                    if c.agrees() {
+                        Ok(())
+                    } else {
+                        let first: Vec<String> =
+                            c.diffs.iter().take(3).map(|d| d.to_string()).collect();
+                        Err(format!("{} (got {got})\n{text}", first.join("; ")))
+                    }
+                }
+            }
+        };
+        if let Err(e) = outcome {
+            match KNOWN_XLA_DIFFERENCES
+                .iter()
+                .find(|(id, name, _)| op.id == *id && ex.name == *name)
+            {
+                Some((_, _, why)) => known.push(format!("{what}: {why}")),
+                None => failures.push(format!("{what}: {e}")),
+            }
+        }
+    }
+    eprintln!(
+        "{} examples run on XLA, {} differ as known, {} unprintable",
+        jobs.len(),
+        known.len(),
+        unprintable.len()
+    );
+    for k in known.iter().chain(&unprintable) {
+        eprintln!("  {k}");
+    }
+    for f in &failures {
+        eprintln!("FAIL {f}");
+    }
+    assert!(failures.is_empty(), "{} examples differ", failures.len());
+    assert!(jobs.len() > 250, "only {} examples ran", jobs.len());
+    assert!(
+        unprintable
+            .iter()
+            .all(|u| u.contains("entry result has the dynamic shape")
+                || u.contains("the worker protocol passes arrays")),
+        "examples that should print: {unprintable:?}"
+    );
+}
+
+/// Operations the generators do not produce (call, while, conditional, sort, map,
+/// opt-barrier, tuple parameters of called computations) print to programs XLA runs with the
+/// expected results: (name, HLO, inputs, expected).
+const HAND_WRITTEN: &[(&str, &str, &[&str], &str)] = &[
+    (
+        "call_with_tuple_result",
+        "HloModule m
+pair {
+  x = f32[2] parameter(0)
+  y = f32[2] multiply(x, x)
+  ROOT t = (f32[2], f32[2]) tuple(x, y)
+}
+swap {
+  p = (f32[2], f32[2]) parameter(0)
+  a = f32[2] get-tuple-element(p), index=0
+  b = f32[2] get-tuple-element(p), index=1
+  ROOT t = (f32[2], f32[2]) tuple(b, a)
+}
+ENTRY main {
+  a = f32[2] parameter(0)
+  c = (f32[2], f32[2]) call(a), to_apply=pair
+  ROOT s = (f32[2], f32[2]) call(c), to_apply=swap
+}",
+        &["f32[2] {3, -2}"],
+        "(f32[2] {9, 4}, f32[2] {3, -2})",
+    ),
+    (
+        "while_loop_counts_to_three",
+        "HloModule m
+cond {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[2] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[2] add(v, v)
+  ROOT t = (s32[], f32[2]) tuple(j, w)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  a = f32[2] parameter(0)
+  t = (s32[], f32[2]) tuple(z, a)
+  ROOT w = (s32[], f32[2]) while(t), condition=cond, body=body
+}",
+        &["f32[2] {1, -0.5}"],
+        "(s32[] 3, f32[2] {8, -4})",
+    ),
+    (
+        "conditional_on_a_predicate",
+        "HloModule m
+yes {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+no {
+  x = s32[] parameter(0)
+  f = f32[] convert(x)
+  ROOT b = f32[2] broadcast(f), dimensions={}
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  a = f32[2] parameter(1)
+  k = s32[] parameter(2)
+  ROOT c = f32[2] conditional(p, a, k), true_computation=yes, false_computation=no
+}",
+        &["pred[] 0", "f32[2] {1, 2}", "s32[] 7"],
+        "f32[2] {7, 7}",
+    ),
+    (
+        "conditional_on_a_branch_index_out_of_range_runs_the_last",
+        "HloModule m
+b0 {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+b1 {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] add(x, x)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[2] parameter(1)
+  ROOT c = f32[2] conditional(i, a, a), branch_computations={b0, b1}
+}",
+        &["s32[] 5", "f32[2] {1, 2}"],
+        "f32[2] {2, 4}",
+    ),
+    (
+        "variadic_sort_by_keys_descending",
+        "HloModule m
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  k = s32[2,3] parameter(0)
+  v = f32[2,3] parameter(1)
+  ROOT s = (s32[2,3], f32[2,3]) sort(k, v), dimensions={1}, is_stable=true, to_apply=gt
+}",
+        &[
+            "s32[2,3] {{1, 3, 2}, {0, -1, 5}}",
+            "f32[2,3] {{10, 30, 20}, {0, -10, 50}}",
+        ],
+        "(s32[2,3] {{3, 2, 1}, {5, 0, -1}}, f32[2,3] {{30, 20, 10}, {50, 0, -10}})",
+    ),
+    (
+        "map_and_opt_barrier",
+        "HloModule m
+axpy {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  two = f32[] constant(2)
+  t = f32[] multiply(two, x)
+  ROOT s = f32[] add(t, y)
+}
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  m = f32[3] map(a, b), dimensions={0}, to_apply=axpy
+  t = (f32[3], f32[3]) tuple(m, a)
+  o = (f32[3], f32[3]) opt-barrier(t)
+  ROOT r = f32[3] get-tuple-element(o), index=0
+}",
+        &["f32[3] {1, 2, 3}", "f32[3] {0.5, 0.25, -6}"],
+        "f32[3] {2.5, 4.25, 0}",
+    ),
+];
+
+#[test]
+fn control_flow_and_region_operations_run_on_xla() {
+    let mut jobs = Vec::new();
+    for (name, hlo, inputs, expected) in HAND_WRITTEN {
+        let module = parse_module(hlo).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = print_stablehlo(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let args: Vec<Literal> = inputs.iter().map(|t| parse_literal(t).unwrap()).collect();
+        let expected = parse_literal(expected).unwrap_or_else(|e| panic!("{name}: {e}"));
+        jobs.push((name, text, args, expected));
+    }
+    let replies = compile_all(
+        jobs.iter()
+            .map(|(_, text, args, _)| execute_request(text, args))
+            .collect(),
+    );
+    let mut failures = Vec::new();
+    for ((name, text, _, expected), reply) in jobs.iter().zip(&replies) {
+        if reply["ok"] != serde_json::Value::Bool(true) {
+            failures.push(format!("{name}: {}\n{text}", reply["error"]));
+            continue;
+        }
+        let leaves = reply["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .map(output_literal);
+        match rebuild(&expected.shape(), &mut leaves.into_iter()) {
+            Some(got) if got.logical_eq(expected) => {}
+            got => failures.push(format!("{name}: expected {expected}, got {got:?}\n{text}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
