@@ -49,4 +49,11 @@ pub trait Backend: Send + Sync {
     ///
     /// Errors: [`BackendError`] as documented on its variants.
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError>;
+
+    /// The backend's own measurement of its last [`Backend::execute`], in microseconds, when it
+    /// makes one: a worker process reports the time of the compiled program alone, without
+    /// compilation and transfers (docs/protocol.md, `execute_micros`). `None` otherwise.
+    fn last_execute_micros(&self) -> Option<u64> {
+        None
+    }
 }
