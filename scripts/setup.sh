@@ -20,5 +20,5 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust (rustup) first" >&2; exit 2; }
-bash "$(dirname "${BASH_SOURCE[0]}")/setup-python.sh"  # .venv: the Khronos NNEF parser (oracle of nnef/tests)
+bash "$(dirname "${BASH_SOURCE[0]}")/setup-python.sh"  # .venv: the Khronos NNEF parser (oracle of nnef/tests), jax/jaxlib (the xla backend)
 echo "setup: ok" >&2

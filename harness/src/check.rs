@@ -3,6 +3,7 @@
 
 use crate::compare::{compare, Allowance, Budget, Comparison};
 use crate::executor::Stage;
+use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
 use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry};
 use conformance_spec::element_type::ElementType;
@@ -150,6 +151,19 @@ pub fn check(
             match got {
                 Ok(got) => {
                     let mut c = compare(&expected, &got, &budget, &allowances);
+                    if !c.agrees() && b.capabilities().subnormals == SubnormalMode::Flush {
+                        c = crate::subnormals::recompare_flushing(
+                            module,
+                            args,
+                            *reference,
+                            op.signature.is_elementwise(),
+                            &expected,
+                            &got,
+                            &budget,
+                            &allowances,
+                            c,
+                        );
+                    }
                     if !c.agrees() {
                         annotate_inputs(&mut c, module, args, *reference);
                     }
@@ -386,7 +400,7 @@ pub(crate) fn root_operands(
 /// The bits of operand `a` that feed result element `idx` of an element-wise root: a scalar
 /// operand (clamp bounds) feeds every element, an operand of the result's dimensions the same
 /// index; `None` otherwise.
-fn operand_bits_at(a: &ArrayLiteral, out_dims: &[i64], idx: &[i64]) -> Option<u128> {
+pub(crate) fn operand_bits_at(a: &ArrayLiteral, out_dims: &[i64], idx: &[i64]) -> Option<u128> {
     if a.shape().is_scalar() {
         Some(a.get_bits(&[]))
     } else if a.dimensions() == out_dims {

@@ -17,6 +17,10 @@ pub struct Cli {
     /// Catalog directory to use instead of the built-in catalog (spec/ops).
     #[arg(long, global = true, value_name = "DIR")]
     pub catalog: Option<PathBuf>,
+    /// Register a backend run as a worker process (docs/protocol.md), usable by NAME in
+    /// --backends / --backend, e.g. `--worker mine='./my_worker --threads 4'` (repeatable).
+    #[arg(long, global = true, value_name = "NAME=COMMAND", value_parser = crate::backends::parse_worker)]
+    pub worker: Vec<(String, Vec<String>)>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -42,6 +46,9 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::nnef_cmd::NnefCommand,
     },
+    /// Time the same HLO cases (dot, convolution, element-wise, reduce, transpose, gather) on
+    /// several backends and print the ratio of the first backend's time to the last's.
+    Bench(BenchArgs),
     /// Validate input files: HLO text (`.hlo`, `.txt`) or catalog YAML (`.yaml`).
     Check {
         #[arg(required = true)]
@@ -69,6 +76,10 @@ pub struct RunArgs {
     /// Backends, comma-separated; the first is the one the others are compared with.
     #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
     pub backends: Vec<String>,
+    /// Backends to compare with the exact reference (comma-separated or repeated): `--backend
+    /// xla` is `--backends reference,xla`, `--backend fast,xla` is `--backends reference,fast,xla`.
+    #[arg(long, value_delimiter = ',', conflicts_with = "backends")]
+    pub backend: Vec<String>,
     /// Append one JSON line per case to this file (flushed per case).
     #[arg(long, value_name = "FILE.jsonl")]
     pub results: Option<PathBuf>,
@@ -105,6 +116,25 @@ pub struct RunArgs {
     /// them) instead of single operations; a disagreement is localized to its instruction.
     #[arg(long)]
     pub graphs: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Backends, comma-separated; the ratio is the first's time over the last's.
+    #[arg(long, value_delimiter = ',', default_value = "fast,xla")]
+    pub backends: Vec<String>,
+    /// Cases, comma-separated (default: all; see `conformance bench --list`).
+    #[arg(long, value_delimiter = ',')]
+    pub cases: Vec<String>,
+    /// List the cases and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Timed runs per case and backend, at least (after one warm-up run).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Keep repeating until this many seconds have passed per case and backend.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub min_time: f64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -191,6 +221,9 @@ fn load_catalog(dir: &Option<PathBuf>) -> Result<Catalog, (i32, String)> {
 }
 
 fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
+    for (name, command) in cli.worker {
+        crate::backends::register_worker(name, command);
+    }
     match cli.command {
         Command::Run(args) => {
             let catalog = load_catalog(&cli.catalog)?;
@@ -232,7 +265,13 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 seed: args.seed,
                 budget,
                 filters,
-                backends: args.backends,
+                backends: if args.backend.is_empty() {
+                    args.backends
+                } else {
+                    std::iter::once("reference".to_string())
+                        .chain(args.backend)
+                        .collect()
+                },
                 results: args.results,
                 resume: args.resume,
                 shard: args.shard,
@@ -253,6 +292,30 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             let mut stdout = std::io::stdout();
             run::print_summary(&summary, &options, &mut stdout).map_err(|e| (3, e.to_string()))?;
             Ok(summary.exit_code())
+        }
+        Command::Bench(args) => {
+            if args.list {
+                for c in crate::bench::CASES {
+                    println!("{c}");
+                }
+                return Ok(0);
+            }
+            if !(args.min_time.is_finite() && args.min_time >= 0.0) {
+                return Err((
+                    2,
+                    format!(
+                        "--min-time: expected a number of seconds >= 0, got {}",
+                        args.min_time
+                    ),
+                ));
+            }
+            crate::bench::bench_command(
+                &args.backends,
+                &args.cases,
+                args.repeat,
+                Duration::from_secs_f64(args.min_time),
+                &mut std::io::stdout(),
+            )
         }
         Command::Replay(args) => {
             let catalog = load_catalog(&cli.catalog)?;

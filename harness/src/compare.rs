@@ -109,6 +109,14 @@ pub struct Comparison {
     /// (empty when no element had a bound).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bound_ratios: Vec<u64>,
+    /// Elements that agree only once subnormals are flushed (a backend declaring
+    /// `SubnormalMode::Flush`: see [`crate::subnormals`]); set aside, not failures.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flushed_subnormals: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How many differing elements a comparison keeps in detail.

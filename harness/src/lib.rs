@@ -3,6 +3,7 @@
 //! tolerance, and reports.
 
 pub mod backends;
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod compare;
@@ -19,3 +20,4 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod scatter_orders;
+pub mod subnormals;

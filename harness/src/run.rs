@@ -103,6 +103,12 @@ pub struct CellStats {
     pub timeout: u64,
     pub masked_elements: u64,
     pub max_ulps: u64,
+    /// Elements set aside because the backend flushes subnormals ([`crate::subnormals`]), and
+    /// the cases they are in.
+    #[serde(default)]
+    pub flushed_subnormals: u64,
+    #[serde(default)]
+    pub flushing_cases: u64,
 }
 
 /// What a sweep found.
@@ -146,10 +152,17 @@ pub fn run(
     options: &RunOptions,
     log: &mut dyn Write,
 ) -> Result<RunSummary, String> {
+    // A worker's reply may take as long as a whole case.
+    let limits = backends::process::Limits {
+        request: options
+            .case_timeout
+            .unwrap_or(backends::process::Limits::default().request),
+        ..Default::default()
+    };
     let owned: Vec<Arc<dyn Backend>> = options
         .backends
         .iter()
-        .map(|n| backends::by_name(n).map(Arc::from))
+        .map(|n| backends::by_name_with(n, limits).map(Arc::from))
         .collect::<Result<_, _>>()?;
     run_with_backends(catalog, options, owned, log)
 }
@@ -605,6 +618,10 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         if let Some(c) = &o.comparison {
             cell.max_ulps = cell.max_ulps.max(c.max_ulps);
             cell.masked_elements += c.masked as u64;
+            if c.flushed_subnormals > 0 {
+                cell.flushed_subnormals += c.flushed_subnormals;
+                cell.flushing_cases += 1;
+            }
         }
         failed |= matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout);
     }
@@ -693,6 +710,23 @@ pub fn print_summary(
         totals.unsupported,
         totals.masked_elements
     )?;
+    for backend in options.backends.iter().skip(1) {
+        let (elements, cases) = summary
+            .cells
+            .iter()
+            .filter(|((_, _, b), _)| b == backend)
+            .fold((0, 0), |(e, n), (_, c)| {
+                (e + c.flushed_subnormals, n + c.flushing_cases)
+            });
+        if elements > 0 {
+            writeln!(
+                out,
+                "{backend} flushes subnormals: {elements} elements in {cases} cases agree only \
+                 with subnormal inputs read as zero or subnormal results flushed to zero (set \
+                 aside; the rest of those results checked as usual)"
+            )?;
+        }
+    }
     for e in summary.internal_errors.iter().take(20) {
         writeln!(out, "internal error: {e}")?;
     }

@@ -16,7 +16,9 @@ fn every_corpus_file_replays_to_its_expected_verdict() {
     assert!(!files.is_empty(), "no corpus files under {}", dir.display());
     let reference = conformance_reference::Reference;
     let fast = conformance_fast::Fast::new();
-    let backends: [&dyn Backend; 2] = [&reference, &fast];
+    // Files recorded on another backend (an external one: `xla`) replay on it too; it is opened
+    // once, at its first file.
+    let mut external: Vec<Box<dyn Backend>> = Vec::new();
     let mut problems = Vec::new();
     for f in &files {
         let case = match CorpusCase::load(f) {
@@ -26,6 +28,24 @@ fn every_corpus_file_replays_to_its_expected_verdict() {
                 continue;
             }
         };
+        if !["reference", "fast"].contains(&case.backend.as_str())
+            && !external.iter().any(|b| b.name() == case.backend)
+        {
+            match conformance::backends::by_name(&case.backend) {
+                Ok(b) => external.push(b),
+                Err(e) => {
+                    problems.push(format!("{}: {e}", f.display()));
+                    continue;
+                }
+            }
+        }
+        let mut backends: Vec<&dyn Backend> = vec![&reference, &fast];
+        backends.extend(
+            external
+                .iter()
+                .filter(|b| b.name() == case.backend)
+                .map(|b| b.as_ref()),
+        );
         let replayed = match corpus::replay(&catalog, &case, &backends) {
             Ok(r) => r,
             Err(e) => {

@@ -64,6 +64,7 @@ fn cmp(
         classes: classes.iter().copied().collect(),
         diffs,
         bound_ratios: vec![],
+        flushed_subnormals: 0,
     }
 }
 

@@ -428,6 +428,17 @@ fn pair_section(s: &mut String, p: &PairReport, pslug: &str) {
         v.unsupported,
         p.masked_elements
     );
+    if p.flushed_subnormals > 0 {
+        let _ = write!(
+            s,
+            "<p class=\"pair-totals\"><b>{} flushes subnormals</b>: {} elements in {} cases \
+             agree only with subnormal inputs read as zero or subnormal results flushed to zero; \
+             they are set aside, and the rest of those results is checked as usual.</p>",
+            escape(&p.backend),
+            p.flushed_subnormals,
+            p.flushing_cases
+        );
+    }
     let _ = write!(
         s,
         "<div class=\"matrix-wrap\"><table class=\"matrix\" id=\"matrix-{pslug}\"><thead><tr><th>op</th>"

@@ -212,6 +212,10 @@ pub struct PairReport {
     pub bound_ratios: BTreeMap<String, Vec<u64>>,
     pub verdicts: VerdictCounts,
     pub masked_elements: u64,
+    /// Elements set aside because the backend flushes subnormals, and the cases they are in
+    /// ([`crate::subnormals`]).
+    pub flushed_subnormals: u64,
+    pub flushing_cases: u64,
 }
 
 /// Everything the page shows.
@@ -358,6 +362,10 @@ impl Builder {
                 cell.max_ulps_passing = cell.max_ulps_passing.max(cmp.max_ulps);
             }
             pair.histogram.add(cmp);
+            if cmp.flushed_subnormals > 0 {
+                pair.flushed_subnormals += cmp.flushed_subnormals;
+                pair.flushing_cases += 1;
+            }
             if !cmp.bound_ratios.is_empty() {
                 let counts = pair
                     .bound_ratios

@@ -60,6 +60,7 @@ fn comparison(max_ulps: u64, classes: &[(DiffClass, usize)]) -> Comparison {
             .map(|&(c, _)| diff(c, (c == DiffClass::Ulp).then_some(max_ulps)))
             .collect(),
         bound_ratios: vec![],
+        flushed_subnormals: 0,
     }
 }
 

@@ -1,0 +1,361 @@
+//! `conformance bench`: the same HLO cases timed on several backends in one run (issue 7), with
+//! the ratio of each backend's time to the last one's (by default `fast / xla`).
+//!
+//! The cases are the sizes the fast backend's criterion benchmarks use (issues 4 and 5):
+//! `dot_f32_256`, `dot_f32_2048` (2·n³ flops), `conv_nchw_8x64x56x56_k64x3x3`, `add_f32_16M`,
+//! `exp_f32_16M`, `tanh_f32_16M`, `reduce_sum_f32_16M`, `transpose_f32_4096` and
+//! `gather_1m_rows_64_f32`. Each is run once to warm up (XLA compiles then; compiled programs are
+//! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
+//! median is reported.
+//!
+//! What is timed: for in-process backends, `execute()` (output allocation included, inputs
+//! already in memory); for a worker that reports `execute_micros` in its results
+//! (docs/protocol.md), the worker's own time of the compiled program's execution, so transfers
+//! through the pipe are not counted; the round trip is shown beside it.
+
+use crate::backends;
+use conformance_spec::hlo::parse_module;
+use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::shape::Shape;
+use conformance_spec::{Backend, HloModule};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// One benchmark case: a module and its inputs.
+pub struct BenchCase {
+    pub name: &'static str,
+    pub module: HloModule,
+    pub args: Vec<Literal>,
+    /// What one run does, for the table (e.g. "2·2048³ flops").
+    pub work: String,
+}
+
+/// The names of the cases, in order.
+pub const CASES: &[&str] = &[
+    "dot_f32_256",
+    "dot_f32_2048",
+    "conv_nchw_8x64x56x56_k64x3x3",
+    "add_f32_16M",
+    "exp_f32_16M",
+    "tanh_f32_16M",
+    "reduce_sum_f32_16M",
+    "transpose_f32_4096",
+    "gather_1m_rows_64_f32",
+];
+
+/// Deterministic bits for every element of the parameter's shape: floats uniform in `[lo, hi)`,
+/// integers uniform in `[lo, hi)` (a 64-bit LCG seeded by `seed`).
+fn values(module: &HloModule, parameter: usize, lo: f64, hi: f64, seed: u64) -> Literal {
+    let params = module.entry_computation().parameters();
+    let Some(Shape::Array(shape)) = params.get(parameter).map(|p| p.shape.clone()) else {
+        return Literal::Token;
+    };
+    let ty = shape.element_type;
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let bits: Vec<u128> = (0..shape.element_count())
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            let x = lo + (hi - lo) * u;
+            match ty.float_format() {
+                Some(f) => u128::from(f.encode(x)),
+                None => ty.integer_to_bits(x.floor() as i128).map_or(0, u128::from),
+            }
+        })
+        .collect();
+    ArrayLiteral::from_bits(shape, &bits).map_or(Literal::Token, Literal::Array)
+}
+
+fn case(name: &'static str, hlo: &str, ranges: &[(f64, f64)], work: String) -> BenchCase {
+    // The texts below are fixed and valid; a parse error is a bug caught by the unit test.
+    let module = parse_module(hlo).unwrap_or_else(|e| panic!("bench case {name}: {e}"));
+    let args = ranges
+        .iter()
+        .enumerate()
+        .map(|(k, &(lo, hi))| values(&module, k, lo, hi, k as u64 + 1))
+        .collect();
+    BenchCase {
+        name,
+        module,
+        args,
+        work,
+    }
+}
+
+fn elementwise(name: &'static str, op: &str, arity: usize, lo: f64, hi: f64) -> BenchCase {
+    let n = 16 << 20;
+    let params: String = (0..arity)
+        .map(|k| format!("  p{k} = f32[{n}] parameter({k})\n"))
+        .collect();
+    let operands: Vec<String> = (0..arity).map(|k| format!("p{k}")).collect();
+    let hlo = format!(
+        "HloModule {name}\nENTRY e {{\n{params}  ROOT r = f32[{n}] {op}({})\n}}\n",
+        operands.join(", ")
+    );
+    case(name, &hlo, &vec![(lo, hi); arity], format!("{n} elements"))
+}
+
+fn dot(name: &'static str, n: i64) -> BenchCase {
+    let hlo = format!(
+        "HloModule {name}\nENTRY e {{\n  a = f32[{n},{n}] parameter(0)\n  b = f32[{n},{n}] parameter(1)\n  ROOT d = f32[{n},{n}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
+    );
+    case(
+        name,
+        &hlo,
+        &[(-1.0, 1.0), (-1.0, 1.0)],
+        format!("2·{n}³ flops"),
+    )
+}
+
+/// The case named `name` (one of [`CASES`]).
+pub fn bench_case(name: &str) -> Option<BenchCase> {
+    Some(match name {
+        "dot_f32_256" => dot("dot_f32_256", 256),
+        "dot_f32_2048" => dot("dot_f32_2048", 2048),
+        "conv_nchw_8x64x56x56_k64x3x3" => case(
+            "conv_nchw_8x64x56x56_k64x3x3",
+            "HloModule conv\nENTRY e {\n  x = f32[8,64,56,56] parameter(0)\n  w = f32[64,64,3,3] parameter(1)\n  ROOT c = f32[8,64,56,56] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01\n}\n",
+            &[(-1.0, 1.0), (-1.0, 1.0)],
+            "2·8·64·56·56·64·9 flops".into(),
+        ),
+        "add_f32_16M" => elementwise("add_f32_16M", "add", 2, -10.0, 10.0),
+        "exp_f32_16M" => elementwise("exp_f32_16M", "exponential", 1, -20.0, 20.0),
+        "tanh_f32_16M" => elementwise("tanh_f32_16M", "tanh", 1, -5.0, 5.0),
+        "reduce_sum_f32_16M" => case(
+            "reduce_sum_f32_16M",
+            "HloModule r\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}\nENTRY e {\n  a = f32[16777216] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add\n}\n",
+            &[(-1.0, 1.0)],
+            "16777216 elements".into(),
+        ),
+        "transpose_f32_4096" => case(
+            "transpose_f32_4096",
+            "HloModule t\nENTRY e {\n  a = f32[4096,4096] parameter(0)\n  ROOT t = f32[4096,4096] transpose(a), dimensions={1,0}\n}\n",
+            &[(-1.0, 1.0)],
+            "64 MiB read + 64 MiB written".into(),
+        ),
+        "gather_1m_rows_64_f32" => case(
+            "gather_1m_rows_64_f32",
+            "HloModule g\nENTRY e {\n  t = f32[65536,64] parameter(0)\n  i = s32[1048576,1] parameter(1)\n  ROOT g = f32[1048576,64] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,64}\n}\n",
+            &[(-1.0, 1.0), (0.0, 65536.0)],
+            "1048576 rows of 64 f32".into(),
+        ),
+        _ => return None,
+    })
+}
+
+/// The median of a backend's runs of one case.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// The backend's own execution time (see the module docs), median, in seconds.
+    pub execute: f64,
+    /// Wall time of the `execute()` call, median, in seconds.
+    pub round_trip: f64,
+    pub runs: usize,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Times `case` on `backend`: one warm-up run, then `repeat` runs or more until `min_time`.
+///
+/// Errors: the backend's error, with its name.
+pub fn time_case(
+    backend: &dyn Backend,
+    case: &BenchCase,
+    repeat: usize,
+    min_time: Duration,
+) -> Result<Timing, String> {
+    let run = || -> Result<(f64, f64), String> {
+        let start = Instant::now();
+        let out = backend
+            .execute(&case.module, &case.args)
+            .map_err(|e| format!("{}: {e}", backend.name()))?;
+        let wall = start.elapsed().as_secs_f64();
+        drop(out);
+        let own = backend
+            .last_execute_micros()
+            .map_or(wall, |us| us as f64 / 1e6);
+        Ok((own, wall))
+    };
+    run()?;
+    let (mut own, mut wall) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    while own.len() < repeat.max(1) || start.elapsed() < min_time {
+        let (o, w) = run()?;
+        own.push(o);
+        wall.push(w);
+        if own.len() >= 1000 {
+            break;
+        }
+    }
+    Ok(Timing {
+        runs: own.len(),
+        execute: median(own),
+        round_trip: median(wall),
+    })
+}
+
+fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+/// `conformance bench`: times `cases` (all when empty) on `names` and prints one line per case
+/// with each backend's median and the ratio of the first to the last backend. Exit 0; 2 for an
+/// unknown case or backend; 3 when a backend fails a case (the others are still timed).
+pub fn bench_command(
+    names: &[String],
+    cases: &[String],
+    repeat: usize,
+    min_time: Duration,
+    out: &mut dyn Write,
+) -> Result<i32, (i32, String)> {
+    if names.len() < 2 {
+        return Err((
+            2,
+            "--backends needs at least two backends to compare".into(),
+        ));
+    }
+    let selected: Vec<&str> = if cases.is_empty() {
+        CASES.to_vec()
+    } else {
+        cases
+            .iter()
+            .map(|c| {
+                CASES.iter().copied().find(|k| k == c).ok_or_else(|| {
+                    (
+                        2,
+                        format!("unknown bench case `{c}` (known: {})", CASES.join(", ")),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let owned: Vec<Box<dyn Backend>> = names
+        .iter()
+        .map(|n| {
+            backends::by_name_with(
+                n,
+                backends::process::Limits {
+                    request: Duration::from_secs(600),
+                    ..Default::default()
+                },
+            )
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| (2, e))?;
+    let (first, last) = (&names[0], &names[names.len() - 1]);
+    let io = |e: std::io::Error| (3, e.to_string());
+    write!(out, "{:<30}", "case").map_err(io)?;
+    for n in names {
+        write!(out, " {:>22}", n).map_err(io)?;
+    }
+    writeln!(out, " {:>12}", format!("{first}/{last}")).map_err(io)?;
+    let mut code = 0;
+    for name in selected {
+        let Some(case) = bench_case(name) else {
+            continue;
+        };
+        write!(out, "{:<30}", case.name).map_err(io)?;
+        out.flush().map_err(io)?;
+        let mut times = Vec::new();
+        for b in &owned {
+            match time_case(b.as_ref(), &case, repeat, min_time) {
+                Ok(t) => {
+                    let shown = if (t.round_trip - t.execute).abs() > 1e-4 {
+                        format!("{} ({})", seconds(t.execute), seconds(t.round_trip))
+                    } else {
+                        seconds(t.execute)
+                    };
+                    write!(out, " {shown:>22}").map_err(io)?;
+                    times.push(Some(t.execute));
+                }
+                Err(e) => {
+                    write!(out, " {:>22}", "error").map_err(io)?;
+                    eprintln!("{}: {e}", case.name);
+                    times.push(None);
+                    code = 3;
+                }
+            }
+            out.flush().map_err(io)?;
+        }
+        let ratio = match (
+            times.first().copied().flatten(),
+            times.last().copied().flatten(),
+        ) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".into(),
+        };
+        writeln!(out, " {ratio:>12}   {}", case.work).map_err(io)?;
+    }
+    writeln!(
+        out,
+        "median of the runs; a worker's own execution time, its round trip through the pipe in \
+         parentheses; {first}/{last} < 1 means {first} is faster"
+    )
+    .map_err(io)?;
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_builds_and_verifies() {
+        for name in CASES {
+            let c = bench_case(name).unwrap();
+            conformance_spec::shape_inference::verify_module(&c.module).unwrap();
+            assert_eq!(
+                c.args.len(),
+                c.module.entry_computation().parameters().len()
+            );
+            assert!(c.args.iter().all(|a| a.as_array().is_some()), "{name}");
+        }
+        assert!(bench_case("nonesuch").is_none());
+    }
+
+    #[test]
+    fn gather_indices_stay_in_range() {
+        let c = bench_case("gather_1m_rows_64_f32").unwrap();
+        let idx = c.args[1].as_array().unwrap().to_i128s().unwrap();
+        assert!(idx.iter().all(|&i| (0..65536).contains(&i)));
+        assert!(idx.iter().any(|&i| i > 60000));
+    }
+
+    #[test]
+    fn fewer_than_two_backends_or_unknown_cases_are_usage_errors() {
+        let mut out = Vec::new();
+        let one = ["fast".to_string()];
+        assert_eq!(
+            bench_command(&one, &[], 1, Duration::ZERO, &mut out)
+                .unwrap_err()
+                .0,
+            2
+        );
+        let two = ["fast".to_string(), "reference".to_string()];
+        let e = bench_command(&two, &["dot_f64".into()], 1, Duration::ZERO, &mut out).unwrap_err();
+        assert!(e.1.contains("dot_f32_2048"));
+    }
+
+    #[test]
+    fn a_small_case_is_timed_on_two_backends() {
+        let mut out = Vec::new();
+        let two = ["fast".to_string(), "fast".to_string()];
+        let code =
+            bench_command(&two, &["dot_f32_256".into()], 2, Duration::ZERO, &mut out).unwrap();
+        assert_eq!(code, 0);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("dot_f32_256"), "{text}");
+        assert!(text.contains("fast/fast"), "{text}");
+    }
+}
