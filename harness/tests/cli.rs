@@ -263,3 +263,72 @@ fn nnef_check_prints_shapes_and_names_errors_by_line_and_column() {
     assert!(err.contains("expected non-negative extents"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn external_backends_from_the_command_line() {
+    // A worker registered with --worker, compared with the reference through --backend.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let worker = format!(
+        "faulty=python3 {}",
+        root.join("workers/faulty/faulty_worker.py").display()
+    );
+    let (code, out, err) = conformance(&[
+        "run",
+        "--worker",
+        &worker,
+        "--backend",
+        "faulty",
+        "--ops",
+        "negate",
+        "--dtypes",
+        "f32",
+        "--cases",
+        "20",
+    ]);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("faulty vs reference"), "{out}");
+    // Bad worker options and unknown backends are usage errors naming what is wrong.
+    let (code, _, err) = conformance(&["run", "--worker", "nocommand", "--backend", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("NAME=COMMAND"), "{err}");
+    let (code, _, err) = conformance(&["run", "--backend", "nonesuch", "--cases", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown backend `nonesuch`"), "{err}");
+    let (code, _, err) = conformance(&["run", "--backend", "xla", "--backends", "reference,fast"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn bench_lists_its_cases_and_rejects_unknown_ones() {
+    let (code, out, _) = conformance(&["bench", "--list"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("dot_f32_2048") && out.contains("gather_1m_rows_64_f32"),
+        "{out}"
+    );
+    let (code, _, err) = conformance(&[
+        "bench",
+        "--cases",
+        "nonesuch",
+        "--backends",
+        "fast,reference",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown bench case"), "{err}");
+    let (code, out, err) = conformance(&[
+        "bench",
+        "--cases",
+        "dot_f32_256",
+        "--backends",
+        "fast,fast",
+        "--repeat",
+        "1",
+        "--min-time",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("fast/fast") && out.contains("dot_f32_256"),
+        "{out}"
+    );
+}
