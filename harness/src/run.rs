@@ -13,7 +13,7 @@ use crate::graph;
 use crate::minimize;
 use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
-use conformance_spec::Backend;
+use conformance_spec::{Backend, ElementType};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -109,6 +109,45 @@ pub struct CellStats {
     pub flushed_subnormals: u64,
     #[serde(default)]
     pub flushing_cases: u64,
+    /// Failures (counted in `fail`) explained by an accepted corpus deviation ([`KnownDeviation`]).
+    #[serde(default)]
+    pub known: u64,
+}
+
+/// An accepted deviation of the corpus (`accepted: true` in a file of `corpus_dir`): a failure
+/// of `backend` on `op` for an element type of the same kind (float, complex, signed, unsigned,
+/// pred) whose every class of difference is recorded for that backend, operation and kind is
+/// reported as known, not as a new discrepancy (the JSONL record still says `fail`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownDeviation {
+    pub backend: String,
+    pub op: String,
+    /// The kinds of the file's `dtype` (its first operand) and of its root's result type
+    /// (`select` records `pred` as its dtype, a sweep the type of the values selected).
+    pub kinds: Vec<conformance_spec::element_type::TypeKind>,
+    pub class: crate::compare::DiffClass,
+}
+
+/// The accepted deviations of the corpus files under `dir` (files that do not load are skipped:
+/// `cargo test` checks every corpus file).
+pub fn known_deviations(dir: &std::path::Path) -> Vec<KnownDeviation> {
+    crate::corpus::files(dir)
+        .iter()
+        .filter_map(|f| crate::corpus::CorpusCase::load(f).ok())
+        .filter(|c| c.accepted && c.verdict == Verdict::Fail)
+        .filter_map(|c| {
+            let mut kinds = vec![ElementType::from_hlo_name(&c.dtype)?.kind()];
+            if let Some(t) = c.module().ok().as_ref().and_then(crate::check::result_type) {
+                kinds.push(t.kind());
+            }
+            Some(KnownDeviation {
+                kinds,
+                class: c.class?,
+                backend: c.backend,
+                op: c.op,
+            })
+        })
+        .collect()
 }
 
 /// What a sweep found.
@@ -123,6 +162,8 @@ pub struct RunSummary {
     pub failures: Vec<CaseRecord>,
     /// Generator or reference failures (bugs of this project), with their case coordinates.
     pub internal_errors: Vec<String>,
+    /// Accepted deviations of the corpus, which explain failures ([`KnownDeviation`]).
+    pub known: Vec<KnownDeviation>,
 }
 
 impl RunSummary {
@@ -133,7 +174,7 @@ impl RunSummary {
         } else if self
             .cells
             .values()
-            .any(|c| c.fail > 0 || c.error > 0 || c.timeout > 0)
+            .any(|c| c.fail > c.known || c.error > 0 || c.timeout > 0)
         {
             1
         } else {
@@ -214,7 +255,10 @@ pub fn run_with_backends(
     };
     let (mut results, done) = open_results(&options, start_line)?;
 
-    let mut summary = RunSummary::default();
+    let mut summary = RunSummary {
+        known: known_deviations(&options.corpus_dir),
+        ..RunSummary::default()
+    };
     if options.graphs {
         summary.row_order.push("graph".to_string());
     }
@@ -589,8 +633,17 @@ fn timeout_record(
 }
 
 fn failure_message(s: &RunSummary) -> String {
-    let fails: u64 = s.cells.values().map(|c| c.fail + c.error + c.timeout).sum();
-    format!("{fails} disagreements")
+    let fails: u64 = s
+        .cells
+        .values()
+        .map(|c| c.fail - c.known + c.error + c.timeout)
+        .sum();
+    let known: u64 = s.cells.values().map(|c| c.known).sum();
+    if known > 0 {
+        format!("{fails} disagreements (+{known} known)")
+    } else {
+        format!("{fails} disagreements")
+    }
 }
 
 fn tally(summary: &mut RunSummary, record: CaseRecord) {
@@ -602,12 +655,28 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         ));
         failed = true;
     }
+    let kind = ElementType::from_hlo_name(&record.dtype).map(ElementType::kind);
     for o in &record.outcomes {
+        let known = o.verdict == Verdict::Fail
+            && o.comparison.as_ref().is_some_and(|c| {
+                !c.classes.is_empty()
+                    && c.classes.keys().all(|&class| {
+                        summary.known.iter().any(|k| {
+                            k.backend == o.backend
+                                && k.op == record.op
+                                && kind.is_some_and(|t| k.kinds.contains(&t))
+                                && k.class == class
+                        })
+                    })
+            });
         let cell = summary
             .cells
             .entry((record.row.clone(), record.dtype.clone(), o.backend.clone()))
             .or_default();
         cell.cases += 1;
+        if known {
+            cell.known += 1;
+        }
         match o.verdict {
             Verdict::Pass => cell.pass += 1,
             Verdict::Fail => cell.fail += 1,
@@ -623,7 +692,7 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
                 cell.flushing_cases += 1;
             }
         }
-        failed |= matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout);
+        failed |= !known && matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout);
     }
     if failed && summary.failures.len() < 50 {
         summary.failures.push(record);
@@ -643,7 +712,7 @@ pub fn print_summary(
         }
     }
     for backend in options.backends.iter().skip(1) {
-        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
+        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `K<n>` failures that are accepted deviations of the corpus, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
         let width = summary
             .row_order
             .iter()
@@ -672,9 +741,10 @@ pub fn print_summary(
             for c in cells {
                 let text = match c {
                     None => ".".to_string(),
-                    Some(c) if c.fail > 0 => format!("F{}", c.fail),
+                    Some(c) if c.fail > c.known => format!("F{}", c.fail - c.known),
                     Some(c) if c.error > 0 => format!("E{}", c.error),
                     Some(c) if c.timeout > 0 => format!("T{}", c.timeout),
+                    Some(c) if c.known > 0 => format!("K{}", c.known),
                     Some(c) if c.pass == 0 && c.unsupported > 0 => "U".to_string(),
                     Some(c) => c.pass.to_string(),
                 };
@@ -694,6 +764,7 @@ pub fn print_summary(
             t.unsupported += c.unsupported;
             t.timeout += c.timeout;
             t.masked_elements += c.masked_elements;
+            t.known += c.known;
             t
         });
     writeln!(
@@ -710,6 +781,17 @@ pub fn print_summary(
         totals.unsupported,
         totals.masked_elements
     )?;
+    if totals.known > 0 {
+        writeln!(
+            out,
+            "{} of the {} failures are accepted deviations recorded in {} (same backend, \
+             operation, kind of element type and class of difference); {} unexplained",
+            totals.known,
+            totals.fail,
+            options.corpus_dir.display(),
+            totals.fail - totals.known
+        )?;
+    }
     for backend in options.backends.iter().skip(1) {
         let (elements, cases) = summary
             .cells
@@ -792,4 +874,89 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
 /// True when progress should be a bar: standard error is a terminal and this is not CI.
 pub fn wants_progress_bar() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Comparison, DiffClass};
+    use conformance_spec::element_type::TypeKind;
+
+    fn failing(backend: &str, op: &str, dtype: &str, classes: &[DiffClass]) -> CaseRecord {
+        CaseRecord {
+            seed: 1,
+            index: 0,
+            op: op.into(),
+            row: op.into(),
+            dtype: dtype.into(),
+            target: None,
+            instruction: None,
+            hlo: None,
+            replay: String::new(),
+            minimized: None,
+            reference_micros: 0,
+            reference_error: None,
+            outcomes: vec![BackendOutcome {
+                backend: backend.into(),
+                verdict: Verdict::Fail,
+                comparison: Some(Comparison {
+                    classes: classes.iter().map(|&c| (c, 1)).collect(),
+                    ..Comparison::default()
+                }),
+                error: None,
+                micros: 0,
+            }],
+        }
+    }
+
+    #[test]
+    fn failures_matching_an_accepted_deviation_are_known_and_exit_zero() {
+        let mut summary = RunSummary {
+            known: vec![KnownDeviation {
+                backend: "xla".into(),
+                op: "power".into(),
+                kinds: vec![TypeKind::SignedInteger],
+                class: DiffClass::Exact,
+            }],
+            ..RunSummary::default()
+        };
+        // Same backend, operation, kind (s64 against a recorded s8) and class: known.
+        tally(
+            &mut summary,
+            failing("xla", "power", "s64", &[DiffClass::Exact]),
+        );
+        assert_eq!(summary.exit_code(), 0);
+        assert!(summary.failures.is_empty());
+        // Another backend, kind, operation or an extra class: a new discrepancy.
+        for (b, op, t, classes) in [
+            ("fast", "power", "s64", vec![DiffClass::Exact]),
+            ("xla", "power", "u64", vec![DiffClass::Exact]),
+            ("xla", "add", "s64", vec![DiffClass::Exact]),
+            (
+                "xla",
+                "power",
+                "s64",
+                vec![DiffClass::Exact, DiffClass::Nan],
+            ),
+        ] {
+            let mut s = RunSummary {
+                known: summary.known.clone(),
+                ..RunSummary::default()
+            };
+            tally(&mut s, failing(b, op, t, &classes));
+            assert_eq!(s.exit_code(), 1, "{b} {op} {t} {classes:?}");
+            assert_eq!(s.failures.len(), 1);
+        }
+    }
+
+    #[test]
+    fn the_corpus_accepted_deviations_load_with_both_kinds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/regressions");
+        let known = known_deviations(&dir);
+        assert!(known.len() >= 70, "{}", known.len());
+        // select's file records `pred` (its first operand) and an f8e3m4 root.
+        assert!(known.iter().any(|k| k.op == "select"
+            && k.kinds.contains(&TypeKind::Pred)
+            && k.kinds.contains(&TypeKind::Float)));
+    }
 }
