@@ -143,6 +143,15 @@ fn with_alternatives(
         .collect()
 }
 
+/// Adds `extra` to the bound of a [`Allowance::Within`], also under [`Allowance::OrNan`].
+fn widen_within(a: &mut Allowance, extra: f64) {
+    match a {
+        Allowance::Within(bits) => *a = Allowance::within(f64::from_bits(*bits) + extra),
+        Allowance::OrNan(inner) => widen_within(inner, extra),
+        _ => {}
+    }
+}
+
 /// |x − y| for two elements of a float type (the larger component distance for complex; 0 when
 /// either is not finite or the type is not a float type).
 fn magnitude_between(ty: ElementType, x: u128, y: u128) -> f64 {
@@ -262,7 +271,7 @@ pub fn recompare_flushing(
         }
         let terms = widened[0]
             .iter()
-            .any(|a| matches!(a, Allowance::Within(_)))
+            .any(|a| matches!(a, Allowance::Within(_) | Allowance::OrNan(_)))
             .then(|| {
                 conformance_reference::accumulation_bounds(module, args)
                     .ok()
@@ -285,10 +294,10 @@ pub fn recompare_flushing(
         for (k, a) in widened[0].iter_mut().enumerate() {
             if aside.get(k).copied().unwrap_or(false) {
                 *a = Allowance::Masked;
-            } else if let (Allowance::Within(bits), Some(t)) = (&*a, &terms) {
+            } else if let Some(t) = &terms {
                 let n = t.first().and_then(|l| l.get(k)).map_or(0, |b| b.terms);
                 let extra = 2.0 * n as f64 * min_normal + moved.get(k).copied().unwrap_or(0.0);
-                *a = Allowance::within(f64::from_bits(*bits) + extra);
+                widen_within(a, extra);
             }
         }
     }
