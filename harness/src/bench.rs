@@ -14,6 +14,7 @@
 //! through the pipe are not counted; the round trip is shown beside it.
 
 use crate::backends;
+use crate::generate::rng::Rng;
 use conformance_spec::hlo::parse_module;
 use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::shape::Shape;
@@ -44,21 +45,17 @@ pub const CASES: &[&str] = &[
 ];
 
 /// Deterministic bits for every element of the parameter's shape: floats uniform in `[lo, hi)`,
-/// integers uniform in `[lo, hi)` (a 64-bit LCG seeded by `seed`).
+/// integers uniform in `[lo, hi)` (the sweep's [`Rng`] seeded by `seed`).
 fn values(module: &HloModule, parameter: usize, lo: f64, hi: f64, seed: u64) -> Literal {
     let params = module.entry_computation().parameters();
     let Some(Shape::Array(shape)) = params.get(parameter).map(|p| p.shape.clone()) else {
         return Literal::Token;
     };
     let ty = shape.element_type;
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Rng::new(seed);
     let bits: Vec<u128> = (0..shape.element_count())
         .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
-            let x = lo + (hi - lo) * u;
+            let x = lo + (hi - lo) * rng.unit();
             match ty.float_format() {
                 Some(f) => u128::from(f.encode(x)),
                 None => ty.integer_to_bits(x.floor() as i128).map_or(0, u128::from),

@@ -95,14 +95,8 @@ pub fn budget(op: &OpEntry, result_type: ElementType) -> Budget {
 
 /// Element type of the entry computation's root (the first leaf for tuples).
 pub fn result_type(module: &HloModule) -> Option<ElementType> {
-    fn first_leaf(shape: &Shape) -> Option<ElementType> {
-        match shape {
-            Shape::Array(a) => Some(a.element_type),
-            Shape::Tuple(parts) => parts.iter().find_map(first_leaf),
-            Shape::Token => None,
-        }
-    }
-    first_leaf(&module.entry_computation().root_instruction().shape)
+    let root = &module.entry_computation().root_instruction().shape;
+    root.array_leaves().first().map(|a| a.element_type)
 }
 
 /// Runs `module` on `args` on the reference (`backends[0]`) and compares every other backend with

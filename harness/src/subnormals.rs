@@ -76,15 +76,6 @@ pub fn flush_literal(l: &Literal) -> Option<Literal> {
     }
 }
 
-/// The array leaves of a literal, depth-first.
-fn array_leaves<'a>(l: &'a Literal, out: &mut Vec<&'a ArrayLiteral>) {
-    match l {
-        Literal::Array(a) => out.push(a),
-        Literal::Tuple(parts) => parts.iter().for_each(|p| array_leaves(p, out)),
-        Literal::Token => {}
-    }
-}
-
 /// The allowances with, at every element compared against the budget alone, the values the
 /// alternatives hold there (when any differs from the expected one).
 fn with_alternatives(
@@ -92,16 +83,9 @@ fn with_alternatives(
     alternatives: &[Literal],
     allowances: &[Vec<Allowance>],
 ) -> Vec<Vec<Allowance>> {
-    let mut e_leaves = Vec::new();
-    array_leaves(expected, &mut e_leaves);
-    let alt_leaves: Vec<Vec<&ArrayLiteral>> = alternatives
-        .iter()
-        .map(|a| {
-            let mut v = Vec::new();
-            array_leaves(a, &mut v);
-            v
-        })
-        .collect();
+    let e_leaves = expected.array_leaves();
+    let alt_leaves: Vec<Vec<&ArrayLiteral>> =
+        alternatives.iter().map(Literal::array_leaves).collect();
     e_leaves
         .iter()
         .enumerate()

@@ -538,6 +538,20 @@ impl fmt::Display for ArrayLiteral {
 }
 
 impl Literal {
+    /// The arrays of this value's leaves, depth-first (one for an array; none for a token).
+    pub fn array_leaves(&self) -> Vec<&ArrayLiteral> {
+        fn walk<'a>(l: &'a Literal, out: &mut Vec<&'a ArrayLiteral>) {
+            match l {
+                Literal::Array(a) => out.push(a),
+                Literal::Tuple(parts) => parts.iter().for_each(|p| walk(p, out)),
+                Literal::Token => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// The shape of the value.
     pub fn shape(&self) -> Shape {
         match self {

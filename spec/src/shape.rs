@@ -182,6 +182,30 @@ impl Shape {
         Shape::Array(ArrayShape::new(element_type, dimensions))
     }
 
+    /// The array shapes of this shape's leaves, depth-first (one for an array shape; none for a
+    /// token).
+    pub fn array_leaves(&self) -> Vec<&ArrayShape> {
+        fn walk<'a>(s: &'a Shape, out: &mut Vec<&'a ArrayShape>) {
+            match s {
+                Shape::Array(a) => out.push(a),
+                Shape::Tuple(parts) => parts.iter().for_each(|p| walk(p, out)),
+                Shape::Token => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
+    /// True when the shape is or contains a token.
+    pub fn has_token(&self) -> bool {
+        match self {
+            Shape::Token => true,
+            Shape::Tuple(parts) => parts.iter().any(Shape::has_token),
+            Shape::Array(_) => false,
+        }
+    }
+
     pub fn as_array(&self) -> Option<&ArrayShape> {
         match self {
             Shape::Array(a) => Some(a),
@@ -247,6 +271,19 @@ impl From<ArrayShape> for Shape {
 mod tests {
     use super::*;
     use crate::layout::PaddingValue;
+
+    #[test]
+    fn array_leaves_are_depth_first_and_tokens_are_found() {
+        let a = Shape::array(ElementType::F32, vec![2]);
+        let b = Shape::array(ElementType::S8, vec![]);
+        let t = Shape::Tuple(vec![a.clone(), Shape::Tuple(vec![b.clone(), Shape::Token])]);
+        let types: Vec<ElementType> = t.array_leaves().iter().map(|x| x.element_type).collect();
+        assert_eq!(types, vec![ElementType::F32, ElementType::S8]);
+        assert!(t.has_token());
+        assert!(!a.has_token());
+        assert_eq!(a.array_leaves().len(), 1);
+        assert!(Shape::Token.array_leaves().is_empty());
+    }
 
     #[test]
     fn rank_and_true_rank() {

@@ -13,7 +13,7 @@ use conformance_spec::backend::{Backend, BackendError, Capabilities, SubnormalMo
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::ir::{HloModule, Opcode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
-use conformance_spec::shape::{ArrayShape, Shape};
+use conformance_spec::shape::Shape;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -336,56 +336,29 @@ fn kind_of(reply: &Reply) -> &'static str {
 
 /// The first opcode or element type of `module` outside `caps`, named.
 fn outside(caps: &Capabilities, module: &HloModule) -> Option<String> {
-    fn types(shape: &Shape, out: &mut Vec<ElementType>) {
-        match shape {
-            Shape::Array(a) => out.push(a.element_type),
-            Shape::Tuple(parts) => parts.iter().for_each(|p| types(p, out)),
-            Shape::Token => {}
-        }
-    }
     for c in &module.computations {
         for i in &c.instructions {
             if !caps.opcodes.contains(&i.opcode) {
                 return Some(format!("opcode {}", i.opcode.name()));
             }
-            if dynamic(&i.shape) {
+            if i.shape
+                .array_leaves()
+                .iter()
+                .any(|a| a.dynamic_dimensions.iter().any(|&d| d))
+            {
                 return Some("a dynamic shape (bounded `<=` dimensions)".to_string());
             }
-            let mut ts = Vec::new();
-            types(&i.shape, &mut ts);
-            if let Some(t) = ts.iter().find(|t| !caps.element_types.contains(t)) {
-                return Some(format!("element type {t}"));
+            if let Some(a) = i
+                .shape
+                .array_leaves()
+                .into_iter()
+                .find(|a| !caps.element_types.contains(&a.element_type))
+            {
+                return Some(format!("element type {}", a.element_type));
             }
         }
     }
     None
-}
-
-/// True when some array of `shape` has a dynamic dimension (the protocol sends static shapes).
-fn dynamic(shape: &Shape) -> bool {
-    match shape {
-        Shape::Array(a) => a.dynamic_dimensions.iter().any(|&d| d),
-        Shape::Tuple(parts) => parts.iter().any(dynamic),
-        Shape::Token => false,
-    }
-}
-
-/// The array shapes of `shape`'s leaves, depth-first.
-fn leaves(shape: &Shape, out: &mut Vec<ArrayShape>) -> Result<(), BackendError> {
-    match shape {
-        Shape::Array(a) => out.push(a.clone()),
-        Shape::Tuple(parts) => {
-            for p in parts {
-                leaves(p, out)?;
-            }
-        }
-        Shape::Token => {
-            return Err(BackendError::Unsupported(
-                "a token result cannot be sent to a worker".into(),
-            ))
-        }
-    }
-    Ok(())
 }
 
 /// Rebuilds `shape` from leaf values (depth-first).
@@ -407,8 +380,10 @@ fn result_literal(
     outputs: &[LiteralHeader],
     data: Vec<Vec<u8>>,
 ) -> Result<Literal, String> {
-    let mut expected = Vec::new();
-    leaves(root, &mut expected).map_err(|e| e.to_string())?;
+    if root.has_token() {
+        return Err("the root has a token".to_string());
+    }
+    let expected = root.array_leaves();
     if outputs.len() != expected.len() {
         return Err(format!(
             "{} outputs for a root with {} leaves",

@@ -345,12 +345,24 @@ impl Parser<'_> {
     /// The items after the first of a parenthesised tuple, at the first `,`, and the `)`.
     #[inline(never)]
     fn tuple_rest(&mut self, first: Expr, span: Span) -> Result<Expr, NnefError> {
+        let items = self.list_rest(first, &TokenKind::RParen, "',' or ')' in the tuple")?;
+        Ok(Expr::new(ExprKind::Tuple(items), span))
+    }
+
+    /// `first` and the items after it, each after a `,`, up to and including `close` (`what`
+    /// names the expected tokens in the error).
+    fn list_rest(
+        &mut self,
+        first: Expr,
+        close: &TokenKind,
+        what: &str,
+    ) -> Result<Vec<Expr>, NnefError> {
         let mut items = vec![first];
         while self.eat(&TokenKind::Comma) {
             items.push(self.expr(true)?);
         }
-        self.expect(&TokenKind::RParen, "',' or ')' in the tuple")?;
-        Ok(Expr::new(ExprKind::Tuple(items), span))
+        self.expect(close, what)?;
+        Ok(items)
     }
 
     /// `[]`, `[a, b, ...]`, `[for i in a if c yield e]` or `[e for i in a if c]`.
@@ -376,11 +388,7 @@ impl Parser<'_> {
     /// The items after the first of an array, and the `]`.
     #[inline(never)]
     fn array_rest(&mut self, first: Expr, span: Span) -> Result<Expr, NnefError> {
-        let mut items = vec![first];
-        while self.eat(&TokenKind::Comma) {
-            items.push(self.expr(true)?);
-        }
-        self.expect(&TokenKind::RBracket, "',' or ']' in the array")?;
+        let items = self.list_rest(first, &TokenKind::RBracket, "',' or ']' in the array")?;
         Ok(Expr::new(ExprKind::Array(items), span))
     }
 
