@@ -171,6 +171,10 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(short, long, default_value = "reports/out/index.html")]
     pub output: PathBuf,
+    /// Corpus whose accepted deviations (`accepted: true`) mark the failures they explain as
+    /// known (the directory `run` reads them from).
+    #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+    pub corpus_dir: PathBuf,
 }
 
 /// Parses `K/N` with 1 <= K <= N.
@@ -332,15 +336,17 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             )
         }
         Command::Report(args) => {
-            let stats = crate::report::write_report(&args.results, &args.output)
+            let known = crate::known::load(&args.corpus_dir);
+            let stats = crate::report::write_report(&args.results, &args.output, &known)
                 .map_err(|e| (2, e.to_string()))?;
             println!(
-                "{}: {} bytes, {} cases, {} backend pair(s), {} failing cell(s)",
+                "{}: {} bytes, {} cases, {} backend pair(s), {} failing cell(s), {} known failure(s)",
                 stats.output.display(),
                 stats.bytes,
                 stats.cases,
                 stats.pairs,
-                stats.failing_cells
+                stats.failing_cells,
+                stats.known
             );
             Ok(0)
         }

@@ -13,6 +13,7 @@ pub mod executor;
 pub mod fuzzing;
 pub mod generate;
 pub mod graph;
+pub mod known;
 pub mod minimize;
 pub mod nnef_cmd;
 pub mod replay;

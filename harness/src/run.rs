@@ -10,10 +10,11 @@ use crate::check::{check, BackendOutcome, Verdict};
 use crate::executor::{self, Finished, NextIndex, Stage};
 use crate::generate::{self, Filters, GeneratorConfig};
 use crate::graph;
+use crate::known::{self, KnownDeviation};
 use crate::minimize;
 use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
-use conformance_spec::{Backend, ElementType};
+use conformance_spec::Backend;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -112,42 +113,6 @@ pub struct CellStats {
     /// Failures (counted in `fail`) explained by an accepted corpus deviation ([`KnownDeviation`]).
     #[serde(default)]
     pub known: u64,
-}
-
-/// An accepted deviation of the corpus (`accepted: true` in a file of `corpus_dir`): a failure
-/// of `backend` on `op` for an element type of the same kind (float, complex, signed, unsigned,
-/// pred) whose every class of difference is recorded for that backend, operation and kind is
-/// reported as known, not as a new discrepancy (the JSONL record still says `fail`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KnownDeviation {
-    pub backend: String,
-    pub op: String,
-    /// The kinds of the file's `dtype` (its first operand) and of its root's result type
-    /// (`select` records `pred` as its dtype, a sweep the type of the values selected).
-    pub kinds: Vec<conformance_spec::element_type::TypeKind>,
-    pub class: crate::compare::DiffClass,
-}
-
-/// The accepted deviations of the corpus files under `dir` (files that do not load are skipped:
-/// `cargo test` checks every corpus file).
-pub fn known_deviations(dir: &std::path::Path) -> Vec<KnownDeviation> {
-    crate::corpus::files(dir)
-        .iter()
-        .filter_map(|f| crate::corpus::CorpusCase::load(f).ok())
-        .filter(|c| c.accepted && c.verdict == Verdict::Fail)
-        .filter_map(|c| {
-            let mut kinds = vec![ElementType::from_hlo_name(&c.dtype)?.kind()];
-            if let Some(t) = c.module().ok().as_ref().and_then(crate::check::result_type) {
-                kinds.push(t.kind());
-            }
-            Some(KnownDeviation {
-                kinds,
-                class: c.class?,
-                backend: c.backend,
-                op: c.op,
-            })
-        })
-        .collect()
 }
 
 /// What a sweep found.
@@ -256,7 +221,7 @@ pub fn run_with_backends(
     let (mut results, done) = open_results(&options, start_line)?;
 
     let mut summary = RunSummary {
-        known: known_deviations(&options.corpus_dir),
+        known: known::load(&options.corpus_dir),
         ..RunSummary::default()
     };
     if options.graphs {
@@ -655,20 +620,8 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         ));
         failed = true;
     }
-    let kind = ElementType::from_hlo_name(&record.dtype).map(ElementType::kind);
     for o in &record.outcomes {
-        let known = o.verdict == Verdict::Fail
-            && o.comparison.as_ref().is_some_and(|c| {
-                !c.classes.is_empty()
-                    && c.classes.keys().all(|&class| {
-                        summary.known.iter().any(|k| {
-                            k.backend == o.backend
-                                && k.op == record.op
-                                && kind.is_some_and(|t| k.kinds.contains(&t))
-                                && k.class == class
-                        })
-                    })
-            });
+        let known = !known::explaining(&summary.known, &record.op, &record.dtype, o).is_empty();
         let cell = summary
             .cells
             .entry((record.row.clone(), record.dtype.clone(), o.backend.clone()))
@@ -879,7 +832,7 @@ pub fn wants_progress_bar() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{Comparison, DiffClass};
+    use crate::compare::DiffClass;
     use conformance_spec::element_type::TypeKind;
 
     fn failing(backend: &str, op: &str, dtype: &str, classes: &[DiffClass]) -> CaseRecord {
@@ -896,16 +849,7 @@ mod tests {
             minimized: None,
             reference_micros: 0,
             reference_error: None,
-            outcomes: vec![BackendOutcome {
-                backend: backend.into(),
-                verdict: Verdict::Fail,
-                comparison: Some(Comparison {
-                    classes: classes.iter().map(|&c| (c, 1)).collect(),
-                    ..Comparison::default()
-                }),
-                error: None,
-                micros: 0,
-            }],
+            outcomes: vec![crate::known::tests::failing(backend, classes)],
         }
     }
 
@@ -917,6 +861,7 @@ mod tests {
                 op: "power".into(),
                 kinds: vec![TypeKind::SignedInteger],
                 class: DiffClass::Exact,
+                path: "corpus/regressions/power-xla-s8.yaml".into(),
             }],
             ..RunSummary::default()
         };
@@ -927,36 +872,17 @@ mod tests {
         );
         assert_eq!(summary.exit_code(), 0);
         assert!(summary.failures.is_empty());
-        // Another backend, kind, operation or an extra class: a new discrepancy.
-        for (b, op, t, classes) in [
-            ("fast", "power", "s64", vec![DiffClass::Exact]),
-            ("xla", "power", "u64", vec![DiffClass::Exact]),
-            ("xla", "add", "s64", vec![DiffClass::Exact]),
-            (
-                "xla",
-                "power",
-                "s64",
-                vec![DiffClass::Exact, DiffClass::Nan],
-            ),
-        ] {
-            let mut s = RunSummary {
-                known: summary.known.clone(),
-                ..RunSummary::default()
-            };
-            tally(&mut s, failing(b, op, t, &classes));
-            assert_eq!(s.exit_code(), 1, "{b} {op} {t} {classes:?}");
-            assert_eq!(s.failures.len(), 1);
-        }
-    }
-
-    #[test]
-    fn the_corpus_accepted_deviations_load_with_both_kinds() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/regressions");
-        let known = known_deviations(&dir);
-        assert!(known.len() >= 70, "{}", known.len());
-        // select's file records `pred` (its first operand) and an f8e3m4 root.
-        assert!(known.iter().any(|k| k.op == "select"
-            && k.kinds.contains(&TypeKind::Pred)
-            && k.kinds.contains(&TypeKind::Float)));
+        // An extra class (the matching rules are tested in `known`): a new discrepancy.
+        let mut s = RunSummary {
+            known: summary.known.clone(),
+            ..RunSummary::default()
+        };
+        tally(
+            &mut s,
+            failing("xla", "power", "s64", &[DiffClass::Exact, DiffClass::Nan]),
+        );
+        assert_eq!(s.exit_code(), 1);
+        assert_eq!(s.failures.len(), 1);
+        assert_eq!(s.cells.values().map(|c| c.known).sum::<u64>(), 0);
     }
 }

@@ -46,6 +46,13 @@ pub fn drill_section(
             c.masked_elements
         );
     }
+    if c.known > 0 {
+        let _ = write!(
+            s,
+            " {} of the {} failures are accepted deviations of the corpus (marked known below).",
+            c.known, v.fail
+        );
+    }
     if !c.fail_classes.is_empty() {
         s.push_str(" Failing cases by class: ");
         let parts: Vec<String> = c
@@ -83,9 +90,14 @@ pub fn drill_section(
 
 fn failing_case(s: &mut String, cell: &str, f: &FailingCase) {
     let verdict = f.verdict.name();
+    let (known_class, label) = if f.known.is_empty() {
+        ("", verdict)
+    } else {
+        (" known", "known")
+    };
     let _ = write!(
         s,
-        "<article class=\"case verdict-{verdict}\" id=\"{cell}-case-{}-{}\" data-index=\"{}\"><h4><span class=\"verdict\">{verdict}</span>case {} (seed {})",
+        "<article class=\"case verdict-{verdict}{known_class}\" id=\"{cell}-case-{}-{}\" data-index=\"{}\"><h4><span class=\"verdict\">{label}</span>case {} (seed {})",
         f.seed, f.index, f.index, f.index, f.seed
     );
     if let Some(cmp) = &f.comparison {
@@ -104,6 +116,18 @@ fn failing_case(s: &mut String, cell: &str, f: &FailingCase) {
         );
     }
     let _ = write!(s, "; {} µs</h4>", f.micros);
+    if !f.known.is_empty() {
+        let files: Vec<String> = f
+            .known
+            .iter()
+            .map(|p| format!("<code>{}</code>", escape(&p.display().to_string())))
+            .collect();
+        let _ = write!(
+            s,
+            "<p class=\"known-by\">Accepted deviation, recorded in {}.</p>",
+            files.join(", ")
+        );
+    }
     if let Some(e) = &f.error {
         let _ = write!(s, "<pre class=\"error\">{}</pre>", escape(e));
     }

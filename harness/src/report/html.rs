@@ -3,7 +3,7 @@
 //! [`escape`].
 
 use super::drill::drill_section;
-use super::model::{Cell, PairReport, Report, Totals, VerdictCounts};
+use super::model::{Cell, PairReport, Report, Totals};
 use super::style::{CSS, JS};
 use super::svg::{histogram_svg, NON_ULP_CLASSES};
 use std::fmt::Write;
@@ -68,15 +68,18 @@ pub fn utc_time(secs: u64) -> String {
     )
 }
 
-/// The status class of a cell (see [`super::style::CSS`]).
+/// The status class of a cell (see [`super::style::CSS`]): `known` when its only failures are
+/// explained by accepted deviations.
 pub fn cell_status(c: &Cell) -> &'static str {
     let v = &c.verdicts;
-    if v.fail > 0 {
+    if v.fail > c.known {
         "fail"
     } else if v.error > 0 {
         "error"
     } else if v.timeout > 0 {
         "timeout"
+    } else if c.known > 0 {
+        "known"
     } else if v.pass > 0 {
         "pass"
     } else if v.unsupported > 0 {
@@ -177,7 +180,10 @@ fn totals(s: &mut String, t: &Totals) {
     stat(s, "total-cases", "cases", t.cases, "cases");
     let v = &t.verdicts;
     stat(s, "total-pass", "pass", v.pass, "pass");
-    stat(s, "total-fail", "fail", v.fail, "fail");
+    stat(s, "total-fail", "fail", v.fail - t.known, "new fail");
+    if t.known > 0 {
+        stat(s, "total-known", "known", t.known, "known fail");
+    }
     stat(s, "total-error", "error", v.error, "error");
     stat(s, "total-timeout", "timeout", v.timeout, "timeout");
     stat(
@@ -204,6 +210,14 @@ fn totals(s: &mut String, t: &Totals) {
         "<p class=\"muted\">Verdicts count each case once per compared backend ({} in all).",
         v.total()
     );
+    if t.known > 0 {
+        let _ = write!(
+            s,
+            " {} failures are known: accepted deviations recorded in the corpus explain every \
+             difference they show.",
+            t.known
+        );
+    }
     if t.reference_errors > 0 {
         let _ = write!(
             s,
@@ -312,12 +326,13 @@ fn runs(s: &mut String, report: &Report) {
 
 fn legend(s: &mut String) {
     s.push_str("<section id=\"legend\"><h2>Legend</h2><div class=\"legend\">");
-    let items: [(&str, &str); 10] = [
+    let items: [(&str, &str); 11] = [
         ("pass s0", "all pass, bit-exact"),
         ("pass s1", "all pass, ≤ ¼ of the ULP budget"),
         ("pass s2", "≤ ½ budget"),
         ("pass s3", "≤ budget"),
         ("pass s4", "beyond the budget by a conditioning allowance"),
+        ("known", "every failure an accepted deviation of the corpus"),
         ("error", "backend error (or reference failure)"),
         ("timeout", "timeout"),
         ("unsupported", "unsupported"),
@@ -341,15 +356,17 @@ fn legend(s: &mut String) {
         );
     }
     s.push_str("</div><p class=\"muted\">A cell shows passing/total cases on that backend, then the \
-        counts of failures (F), errors (E), timeouts (T) and unsupported cases (U). A failing cell is \
-        coloured by the difference class most of its failing cases show. Follow a cell to its failing \
-        cases.</p></section>\n");
+        counts of new failures (F), failures explained by accepted deviations of the corpus (K), \
+        errors (E), timeouts (T) and unsupported cases (U). A failing cell is coloured by the \
+        difference class most of its failing cases show. Follow a cell to its failing cases.</p></section>\n");
 }
 
-fn counts_text(v: &VerdictCounts) -> String {
+fn counts_text(c: &Cell) -> String {
+    let v = &c.verdicts;
     let mut k = Vec::new();
     for (letter, n) in [
-        ("F", v.fail),
+        ("F", v.fail - c.known),
+        ("K", c.known),
         ("E", v.error),
         ("T", v.timeout),
         ("U", v.unsupported),
@@ -398,6 +415,13 @@ fn cell_title(row: &str, dtype: &str, c: &Cell) -> String {
     for (class, n) in &c.fail_classes {
         let _ = write!(t, "; {class}: {n} cases");
     }
+    if c.known > 0 {
+        let _ = write!(
+            t,
+            "; {} of the failures are accepted deviations of the corpus",
+            c.known
+        );
+    }
     t
 }
 
@@ -418,11 +442,16 @@ fn pair_section(s: &mut String, p: &PairReport, pslug: &str) {
     );
     let _ = write!(
         s,
-        "<p class=\"pair-totals\">{} verdicts: <b>{}</b> pass, <b>{}</b> fail, <b>{}</b> error, <b>{}</b> timeout, <b>{}</b> unsupported; {} masked elements.\
+        "<p class=\"pair-totals\">{} verdicts: <b>{}</b> pass, <b>{}</b> fail{}, <b>{}</b> error, <b>{}</b> timeout, <b>{}</b> unsupported; {} masked elements.\
          <label class=\"filter\"><input type=\"checkbox\" class=\"only-failing\"> only rows with failures</label></p>",
         v.total(),
         v.pass,
         v.fail,
+        if p.known > 0 {
+            format!(" (<b>{}</b> known: accepted deviations of the corpus)", p.known)
+        } else {
+            String::new()
+        },
         v.error,
         v.timeout,
         v.unsupported,
@@ -516,13 +545,14 @@ fn matrix_cell(s: &mut String, row: &str, dtype: &str, c: &Cell, pslug: &str) {
     let v = &c.verdicts;
     let _ = write!(
         s,
-        "<td class=\"{}\" data-row=\"{}\" data-dtype=\"{}\" data-pass=\"{}\" data-total=\"{}\" data-fail=\"{}\" data-error=\"{}\" data-timeout=\"{}\" data-unsupported=\"{}\" data-max-ulps=\"{}\" title=\"{}\">",
+        "<td class=\"{}\" data-row=\"{}\" data-dtype=\"{}\" data-pass=\"{}\" data-total=\"{}\" data-fail=\"{}\" data-known=\"{}\" data-error=\"{}\" data-timeout=\"{}\" data-unsupported=\"{}\" data-max-ulps=\"{}\" title=\"{}\">",
         cell_classes(c),
         escape(row),
         escape(dtype),
         v.pass,
         v.total(),
         v.fail,
+        c.known,
         v.error,
         v.timeout,
         v.unsupported,
@@ -533,7 +563,7 @@ fn matrix_cell(s: &mut String, row: &str, dtype: &str, c: &Cell, pslug: &str) {
         "<span class=\"counts\">{}/{}</span><span class=\"k\">{}</span>",
         v.pass,
         v.total(),
-        counts_text(v)
+        counts_text(c)
     );
     if has_drill(c) {
         let _ = write!(s, "<a href=\"#{}\">{inner}</a>", cell_id(row, dtype, pslug));

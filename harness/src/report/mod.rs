@@ -12,6 +12,10 @@
 //! histogram of per-case maximum ULP distance; and per cell a drill-down section
 //! `#cell-<row>-<dtype>-<backend>` with the first failing cases (differing elements, HLO,
 //! minimized reproducer, replay command).
+//!
+//! Failures explained by accepted deviations of the corpus ([`crate::known`]) are counted as
+//! known: a cell whose every failure is known is shown as such (`K<n>`), and each known case
+//! names its corpus files.
 
 mod drill;
 pub mod html;
@@ -24,6 +28,7 @@ pub use model::{
     VerdictCounts, MAX_CASES_PER_CELL, ULP_BUCKETS,
 };
 
+use crate::known::KnownDeviation;
 use crate::results::ResultsError;
 use std::path::{Path, PathBuf};
 
@@ -56,16 +61,19 @@ pub struct ReportStats {
     pub verdicts: VerdictCounts,
     /// Backend pairs (reference, backend).
     pub pairs: usize,
-    /// Matrix cells with at least one fail, error or timeout.
+    /// Matrix cells with at least one fail, error or timeout that no accepted deviation explains.
     pub failing_cells: usize,
+    /// Failures explained by accepted deviations, over every backend pair.
+    pub known: u64,
 }
 
-/// Reads and merges results files (see the module documentation for the merge rules).
+/// Reads and merges results files (see the module documentation for the merge rules); failures
+/// that `known` explains are counted as known.
 ///
 /// Errors: [`ReportError::NoInputs`] for an empty list; [`ReportError::Results`] naming the file
 /// (and `line:col` for a malformed line) when one cannot be read.
-pub fn build_report(inputs: &[PathBuf]) -> Result<Report, ReportError> {
-    model::build(inputs)
+pub fn build_report(inputs: &[PathBuf], known: &[KnownDeviation]) -> Result<Report, ReportError> {
+    model::build(inputs, known)
 }
 
 /// Renders a report as one self-contained HTML page.
@@ -76,8 +84,12 @@ pub fn render_html(report: &Report) -> String {
 /// Builds the report of `inputs` and writes it to `output`, creating its parent directories.
 ///
 /// Errors: those of [`build_report`]; [`ReportError::Write`] when the page cannot be written.
-pub fn write_report(inputs: &[PathBuf], output: &Path) -> Result<ReportStats, ReportError> {
-    let report = build_report(inputs)?;
+pub fn write_report(
+    inputs: &[PathBuf],
+    output: &Path,
+    known: &[KnownDeviation],
+) -> Result<ReportStats, ReportError> {
+    let report = build_report(inputs, known)?;
     let page = render_html(&report);
     let write_err = |source| ReportError::Write {
         path: output.display().to_string(),
@@ -97,8 +109,9 @@ pub fn write_report(inputs: &[PathBuf], output: &Path) -> Result<ReportStats, Re
             .pairs
             .iter()
             .flat_map(|p| p.cells.values())
-            .filter(|c| c.verdicts.failing() > 0)
+            .filter(|c| c.unexplained() > 0)
             .count(),
+        known: report.totals.known,
     })
 }
 

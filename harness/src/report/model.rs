@@ -4,13 +4,15 @@
 use super::ReportError;
 use crate::check::{BackendOutcome, Verdict};
 use crate::compare::{Comparison, DiffClass};
+use crate::known::KnownDeviation;
 use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::element_type::ElementType;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// How many failing cases (fail, error, timeout) a cell keeps in detail: those of lowest
-/// (seed, case index); the rest are only counted ([`Cell::failing_omitted`]).
+/// How many failing cases (fail, error, timeout) a cell keeps in detail: the first in
+/// [`FailingCase::order`] (new discrepancies, then known deviations, each by lowest (seed, case
+/// index)); the rest are only counted ([`Cell::failing_omitted`]).
 pub const MAX_CASES_PER_CELL: usize = 20;
 
 /// Number of ULP buckets of a [`Histogram`]: `0`, `1`, then `[2^k, 2^(k+1))` for `k = 1..=19`,
@@ -84,6 +86,8 @@ pub struct Totals {
     pub masked_elements: u64,
     /// Cases on which the reference itself failed (counted as errors of each backend pair).
     pub reference_errors: u64,
+    /// Failures (counted in `verdicts.fail`) explained by accepted deviations of the corpus.
+    pub known: u64,
     /// Case lines ignored as duplicates.
     pub duplicates: u64,
     /// Cases and wall time (seconds) of the runs that ended normally, for cases per second.
@@ -116,6 +120,17 @@ pub struct FailingCase {
     pub minimized: Option<Minimized>,
     /// Path from the record, resolved into `minimized` when the report is finished.
     pub(super) minimized_path: Option<String>,
+    /// The corpus files of the accepted deviations that explain this failure, one per class of
+    /// difference ([`crate::known::explaining`]); empty for a new discrepancy.
+    pub known: Vec<PathBuf>,
+}
+
+impl FailingCase {
+    /// The order in which a cell keeps and shows its failing cases: new discrepancies before
+    /// known deviations, each by (seed, case index).
+    pub fn order(&self) -> (bool, u64, u64) {
+        (!self.known.is_empty(), self.seed, self.index)
+    }
 }
 
 /// One cell of a pass matrix: the cases of one row and element type on one backend.
@@ -131,15 +146,22 @@ pub struct Cell {
     pub masked_elements: u64,
     /// Failing cases per difference class (a case counts once per class it shows).
     pub fail_classes: BTreeMap<DiffClass, u64>,
-    /// The first [`MAX_CASES_PER_CELL`] failing cases by (seed, index).
+    /// The first [`MAX_CASES_PER_CELL`] failing cases in [`FailingCase::order`].
     pub failing: Vec<FailingCase>,
     /// Failing cases not kept in `failing`.
     pub failing_omitted: u64,
     /// Reasons given for unsupported verdicts, with their counts.
     pub unsupported_reasons: BTreeMap<String, u64>,
+    /// Failures (counted in `verdicts.fail`) explained by accepted deviations of the corpus.
+    pub known: u64,
 }
 
 impl Cell {
+    /// Fail, error and timeout verdicts not explained by an accepted deviation.
+    pub fn unexplained(&self) -> u64 {
+        self.verdicts.failing() - self.known
+    }
+
     /// The class shown for a cell with failures: the one most failing cases show (ties: the first
     /// in [`DiffClass`] order). `None` when no failure has a comparison.
     pub fn dominant_class(&self) -> Option<DiffClass> {
@@ -216,6 +238,8 @@ pub struct PairReport {
     /// ([`crate::subnormals`]).
     pub flushed_subnormals: u64,
     pub flushing_cases: u64,
+    /// Failures (counted in `verdicts.fail`) explained by accepted deviations of the corpus.
+    pub known: u64,
 }
 
 /// Everything the page shows.
@@ -228,11 +252,14 @@ pub struct Report {
 }
 
 /// Merges results files; see [`super::build_report`].
-pub(super) fn build(inputs: &[PathBuf]) -> Result<Report, ReportError> {
+pub(super) fn build(inputs: &[PathBuf], known: &[KnownDeviation]) -> Result<Report, ReportError> {
     if inputs.is_empty() {
         return Err(ReportError::NoInputs);
     }
-    let mut b = Builder::default();
+    let mut b = Builder {
+        known: known.to_vec(),
+        ..Builder::default()
+    };
     for path in inputs {
         let lines = results::read(path)?;
         b.add_file(path, lines);
@@ -253,6 +280,7 @@ struct Builder {
     filters: HashMap<Filters, u32>,
     seen: HashSet<CaseKey>,
     pair_index: HashMap<(String, String), usize>,
+    known: Vec<KnownDeviation>,
 }
 
 impl Builder {
@@ -386,6 +414,16 @@ impl Builder {
                 *cell.unsupported_reasons.entry(reason).or_insert(0) += 1;
             }
             Verdict::Fail | Verdict::Error | Verdict::Timeout => {
+                let known: Vec<PathBuf> =
+                    crate::known::explaining(&self.known, &c.op, &c.dtype, &o)
+                        .into_iter()
+                        .map(|k| k.path.clone())
+                        .collect();
+                if !known.is_empty() {
+                    totals.known += 1;
+                    pair.known += 1;
+                    cell.known += 1;
+                }
                 if let Some(cmp) = &o.comparison {
                     for (&class, &n) in &cmp.classes {
                         if n > 0 {
@@ -393,7 +431,7 @@ impl Builder {
                         }
                     }
                 }
-                keep_failing(cell, c, o);
+                keep_failing(cell, c, o, known);
             }
         }
     }
@@ -421,7 +459,7 @@ impl Builder {
             pair.dtypes = dtypes;
             for ((row, dtype), cell) in &mut pair.cells {
                 cell.budget_ulps = catalog.and_then(|cat| budget(cat, row, dtype));
-                cell.failing.sort_by_key(|f| (f.seed, f.index));
+                cell.failing.sort_by_key(FailingCase::order);
                 if cell.failing.len() > MAX_CASES_PER_CELL {
                     cell.failing_omitted += (cell.failing.len() - MAX_CASES_PER_CELL) as u64;
                     cell.failing.truncate(MAX_CASES_PER_CELL);
@@ -439,8 +477,8 @@ impl Builder {
 }
 
 /// Keeps `o` among the cell's failing cases, bounded: when the list grows past twice the limit it
-/// is cut back to the limit by (seed, index).
-fn keep_failing(cell: &mut Cell, c: &CaseRecord, o: BackendOutcome) {
+/// is cut back to the limit in [`FailingCase::order`].
+fn keep_failing(cell: &mut Cell, c: &CaseRecord, o: BackendOutcome, known: Vec<PathBuf>) {
     cell.failing.push(FailingCase {
         seed: c.seed,
         index: c.index,
@@ -456,9 +494,10 @@ fn keep_failing(cell: &mut Cell, c: &CaseRecord, o: BackendOutcome) {
         replay: c.replay.clone(),
         minimized: None,
         minimized_path: c.minimized.clone(),
+        known,
     });
     if cell.failing.len() >= 2 * MAX_CASES_PER_CELL {
-        cell.failing.sort_by_key(|f| (f.seed, f.index));
+        cell.failing.sort_by_key(FailingCase::order);
         cell.failing_omitted += (cell.failing.len() - MAX_CASES_PER_CELL) as u64;
         cell.failing.truncate(MAX_CASES_PER_CELL);
     }

@@ -8,8 +8,8 @@
 
 /// Inline CSS. Cell classes: `none` (no case), `unsupported`, `pass` with a shade `s0`..`s4`
 /// (max ULPs of the passing cases: exact, ≤¼ budget, ≤½, ≤ budget, beyond the budget by a
-/// per-element conditioning allowance), `fail` with the dominant class `c-<class>`, `error`,
-/// `timeout`.
+/// per-element conditioning allowance), `fail` with the dominant class `c-<class>`, `known`
+/// (every failure an accepted deviation), `error`, `timeout`.
 pub const CSS: &str = r#"
 :root { --fg: #1d1d1f; --muted: #5f6368; --line: #d0d4d9; }
 * { box-sizing: border-box; }
@@ -62,6 +62,7 @@ td.cell.fail.c-shape, .sw.c-shape { background: #6d4c41; color: #fff; }
 td.cell.fail.c-overflow, .sw.c-overflow { background: #c2185b; color: #fff; }
 td.cell.error, .sw.error { background: repeating-linear-gradient(45deg, #4a0000 0 6px, #6d1010 6px 12px); color: #fff; }
 td.cell.timeout, .sw.timeout { background: #ffb300; color: #222; }
+td.cell.known, .sw.known { background: repeating-linear-gradient(45deg, #90a4ae 0 6px, #b0bec5 6px 12px); color: #222; }
 .sw.none { background: #fff; outline: 1px dashed #b0bec5; outline-offset: -1px; }
 .sw.unsupported { background: #bdbdbd; }
 .sw.s0 { background: #2e7d32; } .sw.s1 { background: #4caf50; } .sw.s2 { background: #81c784; }
@@ -80,6 +81,8 @@ td.cell.selected { outline: 3px solid #1a73e8; outline-offset: -3px; }
   color: #fff; background: #e53935; margin-right: 6px; }
 .case.verdict-error h4 .verdict { background: #6d1010; }
 .case.verdict-timeout h4 .verdict { background: #ffb300; color: #222; }
+.case.known h4 .verdict { background: #78909c; }
+.case .known-by { margin: 4px 0; font-size: 13px; }
 .replay-block { position: relative; }
 .replay-block pre { padding-right: 64px; white-space: pre-wrap; word-break: break-all; }
 button.copy { position: absolute; right: 6px; top: 4px; font-size: 11px; }

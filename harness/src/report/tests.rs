@@ -158,7 +158,7 @@ fn shards(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn two_shards_add_up_cell_by_cell() {
     let dir = temp_dir();
-    let r = build_report(&shards(&dir)).unwrap();
+    let r = build_report(&shards(&dir), &[]).unwrap();
     assert_eq!(r.totals.cases, 6);
     assert_eq!(r.totals.duplicates, 0);
     let v = r.totals.verdicts;
@@ -236,7 +236,7 @@ fn duplicate_cases_count_once_but_other_filters_are_other_cases() {
         files[0].clone(),
         overlap,
     ];
-    let r = build_report(&inputs).unwrap();
+    let r = build_report(&inputs, &[]).unwrap();
     assert_eq!(r.totals.cases, 6);
     assert_eq!(r.totals.duplicates, 4);
     assert_eq!(r.totals.verdicts.total(), 6);
@@ -252,7 +252,7 @@ fn duplicate_cases_count_once_but_other_filters_are_other_cases() {
         "other.jsonl",
         &[start(1, None, &["add"]), pass(0, "add", "f32", 0)],
     );
-    let r = build_report(&[files[0].clone(), other]).unwrap();
+    let r = build_report(&[files[0].clone(), other], &[]).unwrap();
     assert_eq!((r.totals.cases, r.totals.duplicates), (4, 0));
 
     // ... and under `--graphs` with the same filters: a graph case, not a repeat.
@@ -261,7 +261,7 @@ fn duplicate_cases_count_once_but_other_filters_are_other_cases() {
         s.graphs = true;
     }
     let graph_file = write(&dir, "graphs.jsonl", &[graphs, pass(0, "graph", "f32", 0)]);
-    let r = build_report(&[files[0].clone(), graph_file]).unwrap();
+    let r = build_report(&[files[0].clone(), graph_file], &[]).unwrap();
     assert_eq!((r.totals.cases, r.totals.duplicates), (4, 0));
 }
 
@@ -275,13 +275,13 @@ fn a_malformed_line_is_an_error_naming_file_and_line() {
         format!("{good}\n{{\"type\":\"case\",\"seed\":\n{good}\n"),
     )
     .unwrap();
-    let e = build_report(std::slice::from_ref(&path)).unwrap_err();
+    let e = build_report(std::slice::from_ref(&path), &[]).unwrap_err();
     assert!(matches!(e, ReportError::Results(_)), "{e:?}");
     let msg = e.to_string();
     assert!(msg.starts_with(&format!("{}:2:", path.display())), "{msg}");
 
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report/malformed.jsonl");
-    let msg = build_report(std::slice::from_ref(&fixture))
+    let msg = build_report(std::slice::from_ref(&fixture), &[])
         .unwrap_err()
         .to_string();
     assert!(
@@ -290,11 +290,11 @@ fn a_malformed_line_is_an_error_naming_file_and_line() {
     );
 
     let missing = dir.join("missing.jsonl");
-    let msg = build_report(std::slice::from_ref(&missing))
+    let msg = build_report(std::slice::from_ref(&missing), &[])
         .unwrap_err()
         .to_string();
     assert!(msg.starts_with(&missing.display().to_string()), "{msg}");
-    assert!(matches!(build_report(&[]), Err(ReportError::NoInputs)));
+    assert!(matches!(build_report(&[], &[]), Err(ReportError::NoInputs)));
 }
 
 #[test]
@@ -304,7 +304,7 @@ fn checked_in_shard_fixtures_merge() {
         data.join("shard-1-of-2.jsonl"),
         data.join("shard-2-of-2.jsonl"),
     ];
-    let r = build_report(&inputs).unwrap();
+    let r = build_report(&inputs, &[]).unwrap();
     assert_eq!(r.totals.cases, 4);
     let v = r.totals.verdicts;
     assert_eq!((v.pass, v.fail, v.error), (2, 1, 1));
@@ -325,7 +325,7 @@ fn a_cell_keeps_the_first_failing_cases_and_counts_the_rest() {
     for i in (0..75).rev() {
         lines.push(case(i, "add", "f16", Verdict::Error, None));
     }
-    let r = build_report(&[write(&dir, "many.jsonl", &lines)]).unwrap();
+    let r = build_report(&[write(&dir, "many.jsonl", &lines)], &[]).unwrap();
     let cell = &r.pairs[0].cells[&("add".to_string(), "f16".to_string())];
     assert_eq!(cell.verdicts.error, 75);
     let kept: Vec<u64> = cell.failing.iter().map(|f| f.index).collect();
@@ -363,11 +363,14 @@ fn minimized_reproducers_are_read_when_present() {
     if let ResultLine::Case(c) = &mut without {
         c.minimized = Some("gone/nowhere.yaml".into());
     }
-    let r = build_report(&[write(
-        &dir,
-        "m.jsonl",
-        &[start(1, None, &[]), with, without],
-    )])
+    let r = build_report(
+        &[write(
+            &dir,
+            "m.jsonl",
+            &[start(1, None, &[]), with, without],
+        )],
+        &[],
+    )
     .unwrap();
     let cell = &r.pairs[0].cells[&("add".to_string(), "f32".to_string())];
     assert!(
@@ -393,7 +396,7 @@ fn the_page_escapes_every_text_from_the_results() {
         c.replay = "conformance run --ops 'a<b' && echo".into();
         c.outcomes[0].error = Some("<img src=x onerror=alert(2)>".into());
     }
-    let r = build_report(&[write(&dir, "x.jsonl", &[start(1, None, &[]), line])]).unwrap();
+    let r = build_report(&[write(&dir, "x.jsonl", &[start(1, None, &[]), line])], &[]).unwrap();
     let page = render_html(&r);
     assert!(
         !page.contains("<script>alert"),
@@ -412,7 +415,7 @@ fn the_page_escapes_every_text_from_the_results() {
 #[test]
 fn every_drill_link_has_its_section_and_cells_carry_their_counts() {
     let dir = temp_dir();
-    let r = build_report(&shards(&dir)).unwrap();
+    let r = build_report(&shards(&dir), &[]).unwrap();
     let page = render_html(&r);
     let links: Vec<&str> = page
         .split("href=\"#cell-")
@@ -429,7 +432,7 @@ fn every_drill_link_has_its_section_and_cells_carry_their_counts() {
     }
     assert!(links.contains(&"add-f32-fast"));
     assert!(links.contains(&"convert-_3ef32-s32-fast"));
-    assert!(page.contains(r#"class="cell fail c-ulp" data-row="add" data-dtype="f32" data-pass="2" data-total="4" data-fail="1" data-error="0" data-timeout="1""#));
+    assert!(page.contains(r#"class="cell fail c-ulp" data-row="add" data-dtype="f32" data-pass="2" data-total="4" data-fail="1" data-known="0" data-error="0" data-timeout="1""#));
     assert!(page.contains(r#"class="cell pass s0" data-row="add" data-dtype="s32""#));
     assert!(page.contains(r#"class="cell unsupported" data-row="convert-&gt;f32""#));
     assert!(
@@ -443,13 +446,13 @@ fn every_drill_link_has_its_section_and_cells_carry_their_counts() {
 fn write_report_creates_directories_and_reports_what_it_wrote() {
     let dir = temp_dir();
     let out = dir.join("reports/out/index.html");
-    let stats = write_report(&shards(&dir), &out).unwrap();
+    let stats = write_report(&shards(&dir), &out, &[]).unwrap();
     let page = std::fs::read_to_string(&out).unwrap();
     assert_eq!(stats.bytes, page.len());
     assert_eq!((stats.cases, stats.pairs, stats.failing_cells), (6, 1, 1));
     assert!(page.starts_with("<!DOCTYPE html>"));
     // A directory where the file should go cannot be written.
-    let e = write_report(&shards(&dir), &dir).unwrap_err();
+    let e = write_report(&shards(&dir), &dir, &[]).unwrap_err();
     assert!(matches!(e, ReportError::Write { .. }), "{e:?}");
 }
 
@@ -461,16 +464,19 @@ fn errors_of_sums_are_shown_against_their_bounds() {
         c.bound_ratios = ratios;
         case(index, "dot", "f32", Verdict::Pass, Some(c))
     };
-    let r = build_report(&[write(
-        &dir,
-        "sums.jsonl",
-        &[
-            start(1, None, &[]),
-            with_ratios(0, vec![5, 1, 0, 2, 0, 0]),
-            with_ratios(1, vec![1, 0, 0, 0, 2, 0]),
-            pass(2, "add", "f32", 0),
-        ],
-    )])
+    let r = build_report(
+        &[write(
+            &dir,
+            "sums.jsonl",
+            &[
+                start(1, None, &[]),
+                with_ratios(0, vec![5, 1, 0, 2, 0, 0]),
+                with_ratios(1, vec![1, 0, 0, 0, 2, 0]),
+                pass(2, "add", "f32", 0),
+            ],
+        )],
+        &[],
+    )
     .unwrap();
     let p = &r.pairs[0];
     assert_eq!(p.bound_ratios.len(), 1, "only the row with bounds");
@@ -478,4 +484,67 @@ fn errors_of_sums_are_shown_against_their_bounds() {
     let page = render_html(&r);
     assert!(page.contains("Measured error / error bound"));
     assert!(page.contains("<td title=\"6 elements\">6 <small>(54.5%)</small></td>"));
+}
+
+#[test]
+fn failures_an_accepted_deviation_explains_are_known_and_named_but_new_ones_come_first() {
+    let dir = temp_dir();
+    let known = vec![crate::known::KnownDeviation {
+        backend: "fast".into(),
+        op: "add".into(),
+        kinds: vec![conformance_spec::element_type::TypeKind::Float],
+        class: DiffClass::Ulp,
+        path: "corpus/regressions/add-fast-f16.yaml".into(),
+    }];
+    let ulp = || Some(comparison(9, &[(DiffClass::Ulp, 1)]));
+    let nan = || Some(comparison(0, &[(DiffClass::Nan, 1)]));
+    let mut lines = vec![start(1, None, &[])];
+    // add f32: known failures only (same backend, op, kind and class); index 0 passes.
+    lines.push(pass(0, "add", "f32", 0));
+    for i in 1..=MAX_CASES_PER_CELL as u64 + 5 {
+        lines.push(case(i, "add", "f32", Verdict::Fail, ulp()));
+    }
+    // add f64: known failures, then one with a class no file records, with the highest index.
+    lines.push(case(100, "add", "f64", Verdict::Fail, ulp()));
+    lines.push(case(101, "add", "f64", Verdict::Fail, nan()));
+    // multiply f32: the same class on another operation is new.
+    lines.push(case(102, "multiply", "f32", Verdict::Fail, ulp()));
+    let path = write(&dir, "k.jsonl", &lines);
+    let r = build_report(std::slice::from_ref(&path), &known).unwrap();
+    let p = &r.pairs[0];
+    let cell = |row: &str, d: &str| &p.cells[&(row.to_string(), d.to_string())];
+    let only_known = cell("add", "f32");
+    assert_eq!((only_known.known, only_known.unexplained()), (25, 0));
+    assert!(only_known.failing[0].known == vec![known[0].path.clone()]);
+    let mixed = cell("add", "f64");
+    assert_eq!((mixed.known, mixed.unexplained()), (1, 1));
+    // The new discrepancy is shown first although its index is higher.
+    assert_eq!(mixed.failing[0].index, 101);
+    assert!(mixed.failing[0].known.is_empty());
+    assert_eq!(cell("multiply", "f32").known, 0);
+    assert_eq!((p.known, r.totals.known), (26, 26));
+
+    let page = render_html(&r);
+    assert_eq!(super::html::cell_classes(only_known), "cell known");
+    assert!(super::html::cell_classes(mixed).starts_with("cell fail"));
+    assert!(
+        page.contains("<span class=\"k\">K25</span>"),
+        "counts of a known cell"
+    );
+    assert!(
+        page.contains("<span class=\"k\">F1 K1</span>"),
+        "counts of a mixed cell"
+    );
+    assert!(page.contains(
+        "Accepted deviation, recorded in <code>corpus/regressions/add-fast-f16.yaml</code>"
+    ));
+    assert!(page.contains("<b>26</b> known"));
+    assert!(page.contains("id=\"total-known\""));
+
+    // Without the corpus the same failures are all new.
+    let stats = write_report(std::slice::from_ref(&path), &dir.join("k.html"), &[]).unwrap();
+    assert_eq!((stats.failing_cells, stats.known), (3, 0));
+    let stats = write_report(std::slice::from_ref(&path), &dir.join("k.html"), &known).unwrap();
+    assert_eq!((stats.failing_cells, stats.known), (2, 26));
+    std::fs::remove_dir_all(&dir).ok();
 }
