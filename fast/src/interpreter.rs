@@ -131,12 +131,7 @@ fn run<'a>(
 }
 
 fn with_context(e: BackendError, comp: &HloComputation, instr: &HloInstruction) -> BackendError {
-    let ctx = |m: String| format!("{m} (instruction `{}` in `{}`)", instr.name, comp.name);
-    match e {
-        BackendError::Unsupported(m) => BackendError::Unsupported(ctx(m)),
-        BackendError::Invalid(m) => BackendError::Invalid(ctx(m)),
-        BackendError::Failure(m) => BackendError::Failure(ctx(m)),
-    }
+    e.map_message(|m| format!("{m} (instruction `{}` in `{}`)", instr.name, comp.name))
 }
 
 /// Puts a value into the layout its instruction's shape declares (arguments may come in any layout).

@@ -265,12 +265,7 @@ fn embed(value: Literal, shape: &Shape) -> Result<Literal, BackendError> {
 
 /// Names the instruction in an error.
 fn annotate(e: BackendError, instr: &HloInstruction) -> BackendError {
-    let at = |m: String| format!("{m} (instruction `{}`)", instr.name);
-    match e {
-        BackendError::Invalid(m) => BackendError::Invalid(at(m)),
-        BackendError::Unsupported(m) => BackendError::Unsupported(at(m)),
-        BackendError::Failure(m) => BackendError::Failure(at(m)),
-    }
+    e.map_message(|m| format!("{m} (instruction `{}`)", instr.name))
 }
 
 fn eval_instruction(

@@ -38,6 +38,40 @@ pub enum BackendError {
     /// The backend failed (crashed, timed out, returned malformed output).
     #[error("backend failure: {0}")]
     Failure(String),
+    /// A `while` loop was still running after [`max_while_iterations`] trips (seed 004, While:
+    /// nothing bounds a loop, so the limit turns a non-terminating program into a verdict).
+    #[error("no exit: {0}")]
+    NonTerminating(String),
+}
+
+impl BackendError {
+    /// The same kind of error with its message rewritten by `f` (to add the instruction or
+    /// computation it came from).
+    pub fn map_message(self, f: impl FnOnce(String) -> String) -> BackendError {
+        match self {
+            BackendError::Unsupported(m) => BackendError::Unsupported(f(m)),
+            BackendError::Invalid(m) => BackendError::Invalid(f(m)),
+            BackendError::Failure(m) => BackendError::Failure(f(m)),
+            BackendError::NonTerminating(m) => BackendError::NonTerminating(f(m)),
+        }
+    }
+}
+
+/// Default of [`max_while_iterations`]: 10^6 trips.
+pub const DEFAULT_MAX_WHILE_ITERATIONS: u64 = 1_000_000;
+
+static MAX_WHILE_ITERATIONS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_WHILE_ITERATIONS);
+
+/// How many trips of one `while` loop the backends built here run before giving up with
+/// [`BackendError::NonTerminating`] (process-wide; `conformance --max-iterations N` sets it).
+pub fn max_while_iterations() -> u64 {
+    MAX_WHILE_ITERATIONS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets [`max_while_iterations`] (at least 1).
+pub fn set_max_while_iterations(n: u64) {
+    MAX_WHILE_ITERATIONS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// A backend: runs the entry computation of a module on arguments (one literal per parameter).

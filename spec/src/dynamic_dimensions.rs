@@ -186,6 +186,7 @@ pub fn logical_form(
         new_element_type: declared.map(|a| a.element_type),
         result_dimensions: result_dimensions.as_deref(),
         callee: None,
+        called: &[],
         given: None,
     };
     let inferred = infer_shape_in(instr.opcode, &refs, &attributes, &context)

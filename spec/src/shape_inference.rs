@@ -20,6 +20,7 @@
 //! convolution, reduce, reduce-window, select-and-scatter).
 
 pub mod contraction;
+mod control_flow;
 pub mod elementwise;
 pub mod gather_scatter;
 pub mod movement;
@@ -37,7 +38,7 @@ pub use elementwise::{
 };
 pub use gather_scatter::{check_scatter, gather_output_dimensions};
 pub use movement::{check_broadcast, pad_dimensions, slice_dimensions};
-pub use verify::{verify_module, VerifyError};
+pub use verify::{called_in_order, verify_module, VerifyError};
 
 use crate::element_type::ElementType;
 use crate::hlo::ir::{Attribute, Opcode};
@@ -95,6 +96,10 @@ pub struct InferenceContext<'a> {
     /// `call`: the callee's parameter shapes (by parameter number) and root shape; `scatter`: the
     /// update computation's (`to_apply`), whose signature is checked when present.
     pub callee: Option<(&'a [Shape], &'a Shape)>,
+    /// `map`, `sort` (`to_apply`), `while` (condition, then body) and `conditional`
+    /// (true_computation then false_computation, or branch_computations in order): each called
+    /// computation's parameter shapes (by parameter number) and root shape.
+    pub called: &'a [(Vec<Shape>, Shape)],
     /// `parameter` / `constant` / `iota`: the shape itself.
     pub given: Option<&'a Shape>,
 }
@@ -108,6 +113,7 @@ impl<'a> InferenceContext<'a> {
             new_element_type: array.map(|a| a.element_type),
             result_dimensions: array.map(|a| a.dimensions.as_slice()),
             callee: None,
+            called: &[],
             given: Some(shape),
         }
     }
@@ -124,7 +130,9 @@ impl<'a> InferenceContext<'a> {
 /// `get-tuple-element` (`index=`); `call`, `parameter`, `constant`; contractions and windows
 /// ([`contraction`]): `dot`, `convolution`, `reduce`, `reduce-window`, `select-and-scatter`
 /// (the result element type of `dot` / `convolution` from the context's `new_element_type`, the
-/// reducer / `scatter` computation checked when the context's `callee` is given).
+/// reducer / `scatter` computation checked when the context's `callee` is given); computations and
+/// control flow: `map`, `conditional`, `while`, `sort` (from the context's `called` signatures),
+/// `topk` (`k=`), `opt-barrier`.
 ///
 /// Errors: [`ShapeInferenceError`]; `Unsupported` for other opcodes, `MissingContext` when the
 /// result needs an [`InferenceContext`].
@@ -182,6 +190,12 @@ pub fn infer_shape_in(
         Reduce => contraction::reduce(&r, context),
         ReduceWindow => contraction::reduce_window(&r, context),
         SelectAndScatter => contraction::select_and_scatter(&r, context),
+        Map => control_flow::map(&r, context),
+        Conditional => control_flow::conditional(&r, context),
+        While => control_flow::while_loop(&r, context),
+        Sort => control_flow::sort(&r, context),
+        TopK => control_flow::topk(&r),
+        OptimizationBarrier => control_flow::optimization_barrier(&r),
         Call => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

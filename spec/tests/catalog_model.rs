@@ -14,6 +14,7 @@ fn tolerance(pairs: &[(&str, u64)]) -> Tolerance {
         exact_nan_bits: false,
         complex_error: Default::default(),
         accumulation: None,
+        order_set: None,
         conditioning: None,
         rationale: None,
     }

@@ -237,9 +237,5 @@ impl Reducer {
 }
 
 fn prefix(e: BackendError, what: &str) -> BackendError {
-    match e {
-        BackendError::Invalid(m) => BackendError::Invalid(format!("{what}: {m}")),
-        BackendError::Unsupported(m) => BackendError::Unsupported(format!("{what}: {m}")),
-        BackendError::Failure(m) => BackendError::Failure(format!("{what}: {m}")),
-    }
+    e.map_message(|m| format!("{what}: {m}"))
 }

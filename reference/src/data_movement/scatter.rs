@@ -285,11 +285,7 @@ fn apply(
 }
 
 fn prefix(e: BackendError, what: &str) -> BackendError {
-    match e {
-        BackendError::Invalid(m) => BackendError::Invalid(format!("{what}: {m}")),
-        BackendError::Unsupported(m) => BackendError::Unsupported(format!("{what}: {m}")),
-        BackendError::Failure(m) => BackendError::Failure(format!("{what}: {m}")),
-    }
+    e.map_message(|m| format!("{what}: {m}"))
 }
 
 /// The result's array shapes: `operands[0]`'s shape (N = 1) or a tuple of N (N > 1), each with

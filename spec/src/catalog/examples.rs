@@ -5,7 +5,7 @@
 //! Executing the examples needs a backend; the reference crate's tests do that.
 
 use super::loader::default_comparison_type;
-use super::model::{resolve_element_types, Example, OpEntry, ResultRule, Signature};
+use super::model::{resolve_element_types, Example, OpEntry, ResultRule};
 use super::validate::result_types;
 use crate::hlo::{parse_literal, parse_module, AttrValue, HloInstruction, Opcode};
 use crate::literal::Literal;
@@ -201,18 +201,15 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
         ));
         return out;
     }
-    // The element type of the first data operand, and of the result.
-    let data_operand = if op.signature == Signature::Select {
-        1
-    } else {
-        0
-    };
-    let operand_type = root
+    // The element type of the entry (the first data operand's, or the result's first array), and
+    // of the result.
+    let operand_shapes: Vec<&Shape> = root
         .operands
-        .get(data_operand)
-        .and_then(|&k| entry.instructions.get(k))
-        .and_then(|i| i.shape.as_array())
-        .map(|a| a.element_type);
+        .iter()
+        .filter_map(|&k| entry.instructions.get(k))
+        .map(|i| &i.shape)
+        .collect();
+    let operand_type = super::model::entry_element_type(root.opcode, &operand_shapes, &root.shape);
     let result_type = root.shape.as_array().map(|a| a.element_type);
     let accepted = resolve_element_types(&op.element_types).unwrap_or_default();
     if let Some(t) = operand_type {

@@ -28,6 +28,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "contractions.yaml",
         include_str!("../../ops/contractions.yaml"),
     ),
+    (
+        "control_flow.yaml",
+        include_str!("../../ops/control_flow.yaml"),
+    ),
 ];
 
 /// A 1-based place in a catalog file.

@@ -142,6 +142,24 @@ pub enum Signature {
     ReduceWindow,
     /// `select-and-scatter(operand, source, init_value), window, select, scatter`.
     SelectAndScatter,
+    // Computations and control flow (seed 004; `spec/ops/control_flow.yaml`). The element type
+    // of an entry is that of the first array leaf of its result (`call`, `conditional`, `while`,
+    // `opt-barrier`) or of its first operand (`map`, `sort`, `topk`).
+    /// `call(args...), to_apply=computation`.
+    Call,
+    /// `map(operands...), dimensions={0..rank-1}, to_apply=scalar computation`.
+    Map,
+    /// `conditional(pred, t, f), true_computation, false_computation` or
+    /// `conditional(index, args...), branch_computations={...}`.
+    Conditional,
+    /// `while(init), condition, body`.
+    While,
+    /// `sort(operands...), dimensions={d}, is_stable, to_apply=comparator`.
+    Sort,
+    /// `topk(operand), k, largest`: a tuple of values and s32 indices.
+    TopK,
+    /// `opt-barrier(operand)`.
+    OptimizationBarrier,
 }
 
 impl Signature {
@@ -291,6 +309,10 @@ pub struct Tolerance {
     /// element). Integer results stay exact.
     #[serde(default)]
     pub accumulation: Option<Accumulation>,
+    /// When the semantics accept a set of results rather than one (elements in any order), the
+    /// rule that decides membership ([`OrderSet`]; `harness/src/oracles/order_set.rs`).
+    #[serde(default)]
+    pub order_set: Option<OrderSet>,
     /// Widens the budget of each element by its condition number (`2·κ` ULPs), and leaves
     /// elements whose result the working precision does not determine uncompared. Only for
     /// complex results (the rule names its operands' meaning).
@@ -299,6 +321,22 @@ pub struct Tolerance {
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,
+}
+
+/// A rule for operations whose semantics accept several results that differ in the order of
+/// elements: the harness compares a backend's result with the member of the set nearest to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderSet {
+    /// `scatter` (seed 004, Scatter: "the order in which updates are applied is
+    /// non-deterministic"): each output element reached by several updates may hold the value of
+    /// any order of applying them.
+    ScatterUpdates,
+    /// `sort` (seed 004, Sort): with `is_stable=false` the elements the comparator finds
+    /// equivalent (neither less than the other) may come in any order among themselves; when the
+    /// comparator is not a strict weak order on the data, any permutation of the input tuples is
+    /// accepted (implementation-defined).
+    SortEquivalents,
 }
 
 /// The error bound of a floating-point sum of `n` terms (products, or reduced elements and the
@@ -448,5 +486,32 @@ impl OpEntry {
     /// The entry's HLO opcode, or `None` if `opcode` names none (the loader rejects such entries).
     pub fn hlo_opcode(&self) -> Option<crate::hlo::Opcode> {
         crate::hlo::Opcode::from_name(&self.opcode)
+    }
+}
+
+/// The element type that selects and names the catalog entry of an instruction (the "element
+/// type of the case"): the first array leaf of the result for instructions that pass values
+/// through computations (`call`, `conditional`, `while`, `opt-barrier`; the selector of a
+/// conditional is not its data) and for `get-tuple-element` (the element it extracts), the `on_true` operand's for `select`, the first operand's (first
+/// array leaf) for every other instruction, and the result's for an instruction without operands
+/// (`iota`, `constant`). `None` when there is no array to take it from (a token, an empty tuple).
+pub fn entry_element_type(
+    opcode: crate::hlo::Opcode,
+    operand_shapes: &[&crate::shape::Shape],
+    result: &crate::shape::Shape,
+) -> Option<ElementType> {
+    use crate::hlo::Opcode;
+    let first_leaf = |s: &crate::shape::Shape| s.array_leaves().first().map(|a| a.element_type);
+    match opcode {
+        Opcode::Call
+        | Opcode::Conditional
+        | Opcode::While
+        | Opcode::OptimizationBarrier
+        | Opcode::GetTupleElement => first_leaf(result),
+        Opcode::Select => operand_shapes.get(1).and_then(|s| first_leaf(s)),
+        _ => match operand_shapes.first() {
+            Some(s) => first_leaf(s),
+            None => first_leaf(result),
+        },
     }
 }

@@ -41,6 +41,24 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
     elementwise_rules(opcode)
         .or_else(|| data_movement_rules(opcode))
         .or_else(|| contraction_rules(opcode))
+        .or_else(|| control_flow_rules(opcode))
+}
+
+/// Computations and control flow (seed 004: Call; Map; Conditional; While; Sort;
+/// OptimizationBarrier; and XLA's `topk`).
+fn control_flow_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    use Opcode::*;
+    use Signature as S;
+    Some(match opcode {
+        Call => rules(&[S::Call], SAME, &[]),
+        Map => rules(&[S::Map], &[ResultRule::Chosen], &[]),
+        Conditional => rules(&[S::Conditional], SAME, &[]),
+        While => rules(&[S::While], SAME, &[]),
+        Sort => rules(&[S::Sort], SAME, &["is_stable"]),
+        TopK => rules(&[S::TopK], SAME, &["largest"]),
+        OptimizationBarrier => rules(&[S::OptimizationBarrier], SAME, &[]),
+        _ => return None,
+    })
 }
 
 /// Contractions, reductions and windows (seed 004: Dot; DotGeneral; Conv/ConvWithGeneralPadding;
@@ -329,6 +347,13 @@ mod tests {
             GetDimensionSize,
             SetDimensionSize,
             Copy,
+            Call,
+            Map,
+            Conditional,
+            While,
+            Sort,
+            TopK,
+            OptimizationBarrier,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");

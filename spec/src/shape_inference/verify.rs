@@ -238,6 +238,12 @@ fn verify_instruction(
             }
         }
     }
+    let called_shapes: Vec<(Vec<Shape>, Shape)> = called_in_order(instr)
+        .iter()
+        .filter_map(|n| m.computation(n))
+        .map(|c| (c.parameter_shapes(), c.root_instruction().shape.clone()))
+        .collect();
+    context.called = &called_shapes;
     match infer_shape_in(instr.opcode, &operand_shapes, &instr.attributes, &context) {
         Ok(inferred) if shapes_compatible(&inferred, &instr.shape) => Ok(()),
         Ok(inferred) => Err(format!(
@@ -246,6 +252,27 @@ fn verify_instruction(
         )),
         Err(e) if e.is_not_inferable() => Ok(()),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The computations a control-flow instruction calls, in the order shape inference reads them
+/// ([`InferenceContext::called`]): `while`: condition, body; `conditional`: true_computation,
+/// false_computation, or branch_computations in order; `map`, `sort`: `to_apply`. Empty for other
+/// opcodes.
+pub fn called_in_order(instr: &HloInstruction) -> Vec<&str> {
+    let named = |attr: &str| match instr.attribute(attr) {
+        Some(AttrValue::Computation(n)) => vec![n.as_str()],
+        Some(AttrValue::Computations(ns)) => ns.iter().map(String::as_str).collect(),
+        _ => vec![],
+    };
+    match instr.opcode {
+        Opcode::While => [named("condition"), named("body")].concat(),
+        Opcode::Conditional if instr.attribute("branch_computations").is_some() => {
+            named("branch_computations")
+        }
+        Opcode::Conditional => [named("true_computation"), named("false_computation")].concat(),
+        Opcode::Map | Opcode::Sort => named("to_apply"),
+        _ => vec![],
     }
 }
 
