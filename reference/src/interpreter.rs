@@ -11,6 +11,7 @@
 //! position computed from the layout, never by assuming row-major order.
 
 use crate::contraction;
+use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
 use conformance_spec::dynamic_dimensions;
@@ -54,6 +55,7 @@ pub fn opcodes() -> Vec<Opcode> {
     let mut ops: Vec<Opcode> = STRUCTURAL.iter().map(|&(op, _)| op).collect();
     ops.extend(data_movement::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(contraction::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(control_flow::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -277,6 +279,7 @@ fn eval_instruction(
         .iter()
         .chain(data_movement::HANDLERS)
         .chain(contraction::HANDLERS)
+        .chain(control_flow::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);

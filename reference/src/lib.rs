@@ -1,5 +1,5 @@
-//! `conformance-reference`: the exact reference backend for the element-wise, data-movement and
-//! contraction families.
+//! `conformance-reference`: the exact reference backend for the element-wise, data-movement,
+//! contraction and control-flow families.
 //!
 //! Slow and exact: every floating-point result is correctly rounded in its own format (MPFR via
 //! `rug` at the format's precision, then placed in the format's exponent range once, subnormals
@@ -15,12 +15,17 @@
 //! - [`contraction`] computes dot, convolution, reduce, reduce-window and select-and-scatter
 //!   EXACTLY (the exact sum of exact products, rounded once); [`accumulation_bounds`] reports, per
 //!   output element of such a root, the term count and Σ|terms| the tolerance needs.
+//! - [`control_flow`] runs `while` (stopping after `max_while_iterations` trips), `conditional`,
+//!   `map`, `sort` (a stable merge sort under any comparator computation, evaluated exactly;
+//!   [`control_flow::sort::Comparator`] lets the harness ask it about other results), `topk` and
+//!   `opt-barrier`.
 //! - [`eval_element`] evaluates one element of an element-wise instruction from raw bits; the
 //!   array path is built on it, and exhaustive tests and the harness's masks use it directly.
 //! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
 //!   until their bounds round to one value.
 
 pub mod contraction;
+pub mod control_flow;
 pub mod data_movement;
 pub mod elementwise;
 pub mod interpreter;

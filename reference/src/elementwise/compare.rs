@@ -69,7 +69,7 @@ impl Direction {
 /// The key of a float bit pattern in the total order: sign-magnitude to two's complement, so that
 /// negative patterns (−NaN, −inf, …, −0) come before positive ones. This is the ordering XLA
 /// implements for TOTALORDER; in FNUZ formats the only NaN (the −0 pattern) sorts just below +0.
-fn total_order_key(fmt: FloatFormat, bits: u64) -> i64 {
+pub(crate) fn total_order_key(fmt: FloatFormat, bits: u64) -> i64 {
     let magnitude_bits = fmt.bit_width() - 1;
     let magnitude = (bits & ((1u64 << magnitude_bits) - 1)) as i64;
     if fmt.sign_bit(bits) {

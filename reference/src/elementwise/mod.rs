@@ -10,7 +10,7 @@
 mod binary_float;
 mod binary_int;
 mod bitcast;
-mod compare;
+pub(crate) mod compare;
 mod complex;
 pub(crate) mod convert;
 mod reduce_precision;
