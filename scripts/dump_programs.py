@@ -1,0 +1,586 @@
+#!/usr/bin/env python3
+"""Dumps the real JAX programs of corpus/programs/ (control flow, sorting, top-k, scans, PRNG).
+
+Run from the repository root with the project's virtualenv (jax/jaxlib as pinned in
+scripts/python-requirements.txt):
+
+    .venv/bin/python scripts/dump_programs.py [NAME ...]
+
+For every program NAME (all of them when none is given) it writes into corpus/programs/NAME/:
+
+    module.hlo            jax.jit(f).lower(*args).compiler_ir('hlo').as_hlo_text(): the
+                          pre-optimization HLO, as XLA dumps it
+    module.stablehlo.mlir jax.jit(f).lower(*args).as_text()
+    inputs.npz            arg0, arg1, ...: the inputs, flattened in jax's pytree order, argK being
+                          the entry computation's parameter(K)
+    outputs.npz           out0, out1, ...: XLA CPU's results of jax.jit(f)(*args), in the order
+                          of the flattened result (the HLO root tuple's order)
+
+and then corpus/programs/README.md (one line per program: what it computes, the HLO opcodes its
+module contains, the versions it was dumped with).
+
+Everything is deterministic: inputs come from numpy generators with fixed seeds, the .npz files
+are written with a fixed zip timestamp (same layout as np.savez: one stored `NAME.npy` member per
+array), and the HLO text is byte-identical from one run to the next for the same jax version.
+Arrays stay small (at most ~2,000 elements, loop trip counts <= 100) because the exact reference
+backend computes every element with MPFR. 64-bit types are not enabled (no program needs them).
+"""
+
+import os
+import re
+import sys
+import zipfile
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import jaxlib  # noqa: E402
+from jax import lax  # noqa: E402
+
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_default_prng_impl", "threefry2x32")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(ROOT, "corpus", "programs")
+COMMAND = ".venv/bin/python scripts/dump_programs.py"
+
+f32 = np.float32
+s32 = np.int32
+u32 = np.uint32
+
+
+def _f32_bits(bits):
+    """An f32 scalar with the given bit pattern (to spell -NaN and NaN payloads exactly)."""
+    return np.array([bits], dtype=u32).view(f32)[0]
+
+
+NAN = _f32_bits(0x7FC00000)
+NEG_NAN = _f32_bits(0xFFC00000)
+INF = f32(np.inf)
+
+
+PROGRAMS = []
+
+
+def program(name, description, expect):
+    """Registers `builder` (returning (function, args)) as program `name`.
+
+    `expect`: HLO opcodes the module must contain (the construct the program is about).
+    """
+
+    def register(builder):
+        PROGRAMS.append((name, description, tuple(expect), builder))
+        return builder
+
+    return register
+
+
+# --- loops ----------------------------------------------------------------------------------------
+
+
+@program("scan_cumulative",
+         "lax.scan over the 16 rows of f32[16,8], carry (running sum, running max), "
+         "per-step outputs stacked: out0/out1 final carry, out2/out3 f32[16,8] per step",
+         ["while"])
+def _scan_cumulative():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((16, 8)).astype(f32)
+
+    def f(x):
+        def step(carry, row):
+            s, m = carry
+            s = s + row
+            m = jnp.maximum(m, row)
+            return (s, m), (s, m)
+
+        init = (jnp.zeros(8, f32), jnp.full(8, -jnp.inf, f32))
+        (s, m), (ss, ms) = lax.scan(step, init, x)
+        return s, m, ss, ms
+
+    return f, (x,)
+
+
+@program("rnn_scan",
+         "tanh RNN over 12 steps (input 4, hidden 8): h = tanh(x@wx + h@wh + b) with lax.scan; "
+         "args are ({b, wh, wx}, h0, xs) flattened as b, wh, wx, h0, xs; out0 final h, "
+         "out1 f32[12,8] all h",
+         ["while", "dot", "tanh"])
+def _rnn_scan():
+    rng = np.random.default_rng(2)
+    params = {
+        "wx": (rng.standard_normal((4, 8)) * 0.5).astype(f32),
+        "wh": (rng.standard_normal((8, 8)) * 0.35).astype(f32),
+        "b": (rng.standard_normal(8) * 0.1).astype(f32),
+    }
+    h0 = np.zeros(8, f32)
+    xs = rng.standard_normal((12, 4)).astype(f32)
+
+    def f(params, h0, xs):
+        def step(h, x):
+            h = jnp.tanh(x @ params["wx"] + h @ params["wh"] + params["b"])
+            return h, h
+
+        return lax.scan(step, h0, xs)
+
+    return f, (params, h0, xs)
+
+
+@program("fori_loop",
+         "lax.fori_loop, 20 iterations of x = x*0.5 + sin(x) on f32[32]",
+         ["while", "sine"])
+def _fori_loop():
+    x = np.linspace(-6.0, 6.0, 32).astype(f32)
+
+    def f(x):
+        return lax.fori_loop(0, 20, lambda i, x: x * f32(0.5) + jnp.sin(x), x)
+
+    return f, (x,)
+
+
+def _collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+@program("while_collatz",
+         "lax.while_loop with a data-dependent condition (any element != 1): Collatz steps of "
+         "s32[16]; out0 final values (all 1), out1 steps per element, out2 iterations run",
+         ["while", "remainder", "divide"])
+def _while_collatz():
+    n = np.array([1, 2, 3, 5, 6, 7, 9, 12, 15, 18, 19, 23, 25, 33, 50, 91], dtype=s32)
+    assert max(_collatz_steps(int(v)) for v in n) <= 100  # 91: 92 steps
+
+    def f(n):
+        def cond(state):
+            x, _, _ = state
+            return jnp.any(x != 1)
+
+        def body(state):
+            x, steps, it = state
+            done = x == 1
+            nx = jnp.where(x % 2 == 0, x // 2, 3 * x + 1)
+            return jnp.where(done, x, nx), steps + (~done).astype(s32), it + 1
+
+        return lax.while_loop(cond, body, (n, jnp.zeros_like(n), jnp.int32(0)))
+
+    return f, (n,)
+
+
+@program("while_nested",
+         "lax.scan over the 6 rows of f32[6,16] with a lax.fori_loop inside whose trip count "
+         "(3 + row index) is traced, so it lowers to a while_loop: Newton iterations for sqrt; "
+         "out0 carry (sum of the roots), out1 f32[6,16] roots per row",
+         ["while"])
+def _while_nested():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.25, 9.0, (6, 16)).astype(f32)
+
+    def f(x):
+        def row_step(carry, row):
+            acc, i = carry
+
+            def newton(_, y):
+                return f32(0.5) * (y + row / y)
+
+            root = lax.fori_loop(0, i + 3, newton, row)
+            return (acc + root, i + 1), root
+
+        (acc, _), roots = lax.scan(row_step, (jnp.zeros(16, f32), jnp.int32(0)), x)
+        return acc, roots
+
+    return f, (x,)
+
+
+# --- conditionals ---------------------------------------------------------------------------------
+
+
+@program("cond",
+         "lax.cond on p = sum(x) > sum(y) (pred computed from data), twice: with p and with "
+         "not p, so both branches run; out0/out1 f32[4,8], out2 the pred",
+         ["conditional"])
+def _cond():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 8)).astype(f32)
+    y = rng.standard_normal((4, 8)).astype(f32)
+
+    def f(x, y):
+        p = jnp.sum(x) > jnp.sum(y)
+
+        def yes(a, b):
+            return a * b + f32(1)
+
+        def no(a, b):
+            return a - jnp.exp(b)
+
+        return lax.cond(p, yes, no, x, y), lax.cond(jnp.logical_not(p), yes, no, x, y), p
+
+    return f, (x, y)
+
+
+_SWITCH_BRANCHES = [
+    lambda v: jnp.sin(v),
+    lambda v: jnp.cos(v) * f32(2),
+    lambda v: v * v - f32(1),
+]
+
+
+@program("switch",
+         "lax.switch over 3 branches with index i = count(x > 0) % 3 and (i+1) % 3, (i+2) % 3, "
+         "so every branch runs once; out0..out2 f32[32], out3 the index",
+         ["conditional", "clamp"])
+def _switch():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(32).astype(f32)
+
+    def f(x):
+        i = jnp.sum(x > 0).astype(s32) % 3
+        return (lax.switch(i, _SWITCH_BRANCHES, x),
+                lax.switch((i + 1) % 3, _SWITCH_BRANCHES, x),
+                lax.switch((i + 2) % 3, _SWITCH_BRANCHES, x),
+                i)
+
+    return f, (x,)
+
+
+@program("switch_clamped",
+         "lax.switch over 3 branches with out-of-range indices count(x > 0) (too large) and "
+         "count(x > 0) - 40 (negative); JAX clamps the index into [0, 2] before the conditional; "
+         "out0/out1 f32[32], out2/out3 the unclamped indices",
+         ["conditional", "clamp"])
+def _switch_clamped():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(32).astype(f32)
+
+    def f(x):
+        hi = jnp.sum(x > 0).astype(s32)
+        lo = hi - 40
+        return lax.switch(hi, _SWITCH_BRANCHES, x), lax.switch(lo, _SWITCH_BRANCHES, x), hi, lo
+
+    return f, (x,)
+
+
+# --- sorting --------------------------------------------------------------------------------------
+
+
+def _specials_f32(rng, n, subnormals=False):
+    """f32[n]: NaN, -NaN, ±0 (several), ±inf, duplicates, random values (one decimal), and with
+    `subnormals` the smallest subnormals ±2^-149 (which XLA CPU's comparator reads as ±0)."""
+    special = [NAN, NEG_NAN, f32(-0.0), f32(0.0), f32(-0.0), f32(0.0), INF, -INF,
+               f32(1.5), f32(1.5), f32(1.5), f32(-2.0), f32(-2.0), f32(3.0), f32(3.0)]
+    if subnormals:
+        special += [_f32_bits(0x00000001), _f32_bits(0x80000001)]
+    rest = np.round(rng.standard_normal(n - len(special)) * 4, 1).astype(f32)
+    x = np.concatenate([np.array(special, dtype=f32), rest])
+    return x[rng.permutation(n)]
+
+
+@program("sort",
+         "jnp.sort (stable) of f32[64] with NaN, -NaN, -0.0, +0.0, ±inf, ±2^-149 and "
+         "duplicates; XLA CPU reads the subnormals as zero (they stay among the zeros, in input "
+         "order), an IEEE backend puts them either side of the zeros",
+         ["sort"])
+def _sort():
+    rng = np.random.default_rng(7)
+    x = _specials_f32(rng, 64, subnormals=True)
+    return (lambda x: jnp.sort(x)), (x,)
+
+
+@program("sort_2d",
+         "jnp.sort of f32[8,16] along axis 0 (columns sorted), with duplicates, ±0, NaN and inf",
+         ["sort"])
+def _sort_2d():
+    rng = np.random.default_rng(8)
+    x = np.round(rng.standard_normal((8, 16)) * 2, 0).astype(f32)  # many duplicates
+    x[3, 2] = NAN
+    x[6, 5] = NEG_NAN
+    x[1, 7], x[4, 7], x[5, 7] = f32(-0.0), f32(0.0), f32(-0.0)
+    x[2, 9] = INF
+    x[0, 9] = -INF
+    return (lambda x: jnp.sort(x, axis=0)), (x,)
+
+
+@program("argsort",
+         "jnp.argsort(stable=True) of f32[64] with duplicates, ±0 and NaN: a 2-operand sort of "
+         "(x, iota) with num_keys=1; out0 s32[64]",
+         ["sort", "iota"])
+def _argsort():
+    rng = np.random.default_rng(9)
+    x = _specials_f32(rng, 64)
+    return (lambda x: jnp.argsort(x, stable=True)), (x,)
+
+
+@program("sort_multi",
+         "lax.sort((keys, values), num_keys=1) (stable) of s32[100] keys in [-3, 4] (many "
+         "duplicates) and f32[100] values; out0 sorted keys, out1 values carried along",
+         ["sort"])
+def _sort_multi():
+    rng = np.random.default_rng(10)
+    keys = rng.integers(-3, 5, 100).astype(s32)
+    values = rng.standard_normal(100).astype(f32)
+    return (lambda k, v: lax.sort((k, v), num_keys=1)), (keys, values)
+
+
+@program("sort_descending",
+         "descending sorts of f32[64] (NaN, ±0, duplicates): out0 jnp.sort(x, descending=True) "
+         "(ascending sort then reverse; lax.sort takes no comparator), out1 "
+         "jnp.argsort(x, descending=True, stable=True) (reverse, sort with iota, reverse)",
+         ["sort", "reverse"])
+def _sort_descending():
+    rng = np.random.default_rng(11)
+    x = _specials_f32(rng, 64)
+
+    def f(x):
+        return jnp.sort(x, descending=True), jnp.argsort(x, descending=True, stable=True)
+
+    return f, (x,)
+
+
+@program("top_k",
+         "lax.top_k(x, 5) of f32[8,100], rows with ties at the top, ±0, ±inf, all-equal and a "
+         "NaN in row 2; out0 f32[8,5] values, out1 s32[8,5] indices",
+         ["topk"])
+def _top_k():
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((8, 100)).astype(f32)
+    x[1, [3, 17, 50, 51, 90]] = f32(5.0)        # 5 equal maxima
+    x[1, [20, 60]] = f32(4.0)
+    x[2, 40] = NAN                               # the NaN row
+    x[2, 10] = f32(7.0)
+    x[3] = np.abs(x[3]) * -1 - 1                 # all negative except zeros
+    x[3, [5, 9, 33, 70]] = [f32(-0.0), f32(0.0), f32(-0.0), f32(0.0)]
+    x[4, 12] = INF
+    x[4, 80] = INF
+    x[4, 44] = -INF
+    x[5] = f32(2.5)                              # all equal
+    x[6] = np.round(x[6], 0)                     # many integer ties
+    x[7] = -INF
+    x[7, 99] = f32(0.0)
+    return (lambda x: lax.top_k(x, 5)), (x,)
+
+
+@program("argmax",
+         "jnp.argmax and jnp.argmin of f32[16,32] along axis 1 (ties, ±0, ±inf, a NaN in row 3): "
+         "variadic (value, index) reduces; out0/out1 s32[16]",
+         ["reduce", "iota"])
+def _argmax():
+    rng = np.random.default_rng(13)
+    x = np.round(rng.standard_normal((16, 32)) * 3, 0).astype(f32)  # ties
+    x[3, 20] = NAN
+    x[5] = f32(1.0)                              # all equal: index 0
+    x[6, [4, 8]] = [f32(-0.0), f32(0.0)]
+    x[6, np.arange(32) != 4] = np.minimum(x[6, np.arange(32) != 4], -1)
+    x[6, 8] = f32(0.0)                           # max tie -0 (index 4) vs +0 (index 8)
+    x[7, 30] = INF
+    x[7, 2] = -INF
+    x[8, [10, 11]] = f32(9.0)                    # max tie
+    x[8, [1, 31]] = f32(-9.0)                    # min tie
+
+    def f(x):
+        return jnp.argmax(x, axis=1), jnp.argmin(x, axis=1)
+
+    return f, (x,)
+
+
+@program("cumsum",
+         "jnp.cumsum of f32[128] and of s32[4,50] along axis 1: reduce-window sums (window = "
+         "the whole axis, low padding); out0 f32[128], out1 s32[4,50]",
+         ["reduce-window"])
+def _cumsum():
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal(128).astype(f32)
+    b = rng.integers(-1000, 1000, (4, 50)).astype(s32)
+    b[2, 10] = np.iinfo(s32).max                 # wraps around
+    return (lambda a, b: (jnp.cumsum(a), jnp.cumsum(b, axis=1))), (a, b)
+
+
+# --- random numbers -------------------------------------------------------------------------------
+
+
+def _key_data(seed):
+    return np.asarray(jax.random.key_data(jax.random.key(seed, impl="threefry2x32")))
+
+
+@program("random_bits",
+         "jax.random.bits(key, (64,), uint32) with threefry2x32; arg0 is the key data u32[2] "
+         "(jax.random.key(0)), wrapped inside with wrap_key_data; out0 u32[64]",
+         ["shift-left", "shift-right-logical", "xor", "or"])
+def _random_bits():
+    key = _key_data(0)
+
+    def f(k):
+        key = jax.random.wrap_key_data(k, impl="threefry2x32")
+        return jax.random.bits(key, (64,), dtype=jnp.uint32)
+
+    return f, (key,)
+
+
+@program("random_uniform",
+         "jax.random.uniform(key, (64,), float32) with threefry2x32; arg0 the key data u32[2] "
+         "(jax.random.key(42)); threefry bits, then bits >> 9 | 1.0's exponent, "
+         "bitcast-convert, - 1; out0 f32[64]",
+         ["shift-right-logical", "xor", "bitcast-convert"])
+def _random_uniform():
+    key = _key_data(42)
+
+    def f(k):
+        key = jax.random.wrap_key_data(k, impl="threefry2x32")
+        return jax.random.uniform(key, (64,), dtype=jnp.float32)
+
+    return f, (key,)
+
+
+# --- dumping --------------------------------------------------------------------------------------
+
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?[\w.\-]+\s*=\s*(.*)$")
+_OPCODE = re.compile(r"(?:^|[\s)}\]])([a-z][a-z0-9\-]*)\(")
+
+
+def hlo_opcodes(text):
+    """The set of opcodes of the instructions in HLO text."""
+    ops = set()
+    for line in text.splitlines():
+        m = _INSTRUCTION.match(line)
+        if not m:
+            continue
+        rest = m.group(1)
+        op = _OPCODE.search(rest)
+        if op:
+            ops.add(op.group(1))
+    return ops
+
+
+def savez(path, arrays):
+    """np.savez(path, **arrays), but with a fixed timestamp, so reruns give identical bytes."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, array in arrays.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o600 << 16
+            with zf.open(info, "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asarray(array), allow_pickle=False)
+
+
+def _entry_parameter_count(hlo):
+    layout = re.search(r"entry_computation_layout=\{\((.*?)\)->", hlo)
+    assert layout, "no entry_computation_layout"
+    params = layout.group(1)
+    return 0 if not params else len(re.findall(r"[a-z0-9]+\[[0-9,]*\]", params))
+
+
+def dump(name, description, expect, builder):
+    f, args = builder()
+    jitted = jax.jit(f)
+    lowered = jitted.lower(*args)
+    hlo = lowered.compiler_ir("hlo").as_hlo_text()
+    stablehlo = lowered.as_text()
+    leaves_in = jax.tree_util.tree_leaves(args)
+    assert _entry_parameter_count(hlo) == len(leaves_in), \
+        f"{name}: {len(leaves_in)} inputs but the entry computation has other parameters"
+    results = jax.tree_util.tree_leaves(jitted(*args))
+    for a in leaves_in + results:
+        assert np.asarray(a).size <= 2000, f"{name}: array of {np.asarray(a).size} elements"
+
+    ops = hlo_opcodes(hlo)
+    missing = [op for op in expect if op not in ops]
+    assert not missing, f"{name}: the HLO has no {missing} (opcodes: {sorted(ops)})"
+
+    folder = os.path.join(OUT_DIR, name)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "module.hlo"), "w") as fh:
+        fh.write(hlo)
+    with open(os.path.join(folder, "module.stablehlo.mlir"), "w") as fh:
+        fh.write(stablehlo)
+    savez(os.path.join(folder, "inputs.npz"),
+          {f"arg{i}": np.asarray(a) for i, a in enumerate(leaves_in)})
+    savez(os.path.join(folder, "outputs.npz"),
+          {f"out{i}": np.asarray(a) for i, a in enumerate(results)})
+    return ops
+
+
+_HLO_TYPE = {"bool": "pred", "int32": "s32", "uint32": "u32", "float32": "f32",
+             "float16": "f16", "bfloat16": "bf16"}
+
+
+def _signature(arrays):
+    def one(a):
+        a = np.asarray(a)
+        return f"{_HLO_TYPE.get(a.dtype.name, a.dtype.name)}[{','.join(map(str, a.shape))}]"
+
+    return ", ".join(one(a) for a in arrays)
+
+
+def _cell(text):
+    return text.replace("|", "\\|")
+
+
+def write_readme(rows):
+    lines = [
+        "# Real JAX programs: control flow, sorting, top-k, scans, PRNG",
+        "",
+        f"Dumped by `scripts/dump_programs.py` with jax {jax.__version__} / jaxlib "
+        f"{jaxlib.__version__} on XLA CPU (default 32-bit mode; "
+        f"`jax_default_prng_impl={jax.config.jax_default_prng_impl}`, "
+        f"`jax_threefry_partitionable={jax.config.jax_threefry_partitionable}`, the default). "
+        "Regenerate everything from the repository root with:",
+        "",
+        "```sh",
+        COMMAND,
+        "```",
+        "",
+        "Each folder holds `module.hlo` (`jax.jit(f).lower(*args).compiler_ir('hlo')"
+        ".as_hlo_text()`, pre-optimization HLO as XLA dumps it), `module.stablehlo.mlir` "
+        "(`lowered.as_text()`), `inputs.npz` (`arg0`, `arg1`, ...: parameter K is `argK`, "
+        "pytrees flattened in jax's order) and `outputs.npz` (`out0`, `out1`, ...: XLA CPU's "
+        "results, in the order of the flattened result tuple). The .npz files are np.savez "
+        "archives with a fixed timestamp; the HLO is byte-identical on reruns with the same jax.",
+        "",
+        "Behaviours of XLA CPU that the outputs record: its sort comparator reads subnormals as "
+        "zero (`sort`: ±2^-149 stay among the zeros, in input order; ±0 tie, NaN and -NaN both go "
+        "last in input order); `topk` orders by IEEE totalOrder (`top_k`: NaN first, +0 before "
+        "-0), ties by lowest index; argmax/argmin of a row with a NaN return the NaN's index. "
+        "HLO tuple shapes carry XLA's `/*index=N*/` comments (as in its dumps).",
+        "",
+        "No program emits an HLO `map`: no JAX primitive lowers to it in this version "
+        "(`lax.map` is a scan, i.e. a `while`), so there is no `map_like` program.",
+        "",
+        "| program | computes | inputs → outputs | HLO opcodes |",
+        "|---|---|---|---|",
+    ]
+    for name, description, ins, outs, ops in rows:
+        lines.append(f"| `{name}` | {_cell(description)} | {ins} → {outs} | "
+                     f"{', '.join(f'`{o}`' for o in sorted(ops))} |")
+    lines.append("")
+    with open(os.path.join(OUT_DIR, "README.md"), "w") as fh:
+        fh.write("\n".join(lines))
+
+
+def main(argv):
+    wanted = set(argv)
+    known = {p[0] for p in PROGRAMS}
+    unknown = wanted - known
+    if unknown:
+        sys.stderr.write(f"unknown programs: {sorted(unknown)}; known: {sorted(known)}\n")
+        return 2
+    rows = []
+    for name, description, expect, builder in PROGRAMS:
+        if wanted and name not in wanted:
+            continue
+        ops = dump(name, description, expect, builder)
+        folder = os.path.join(OUT_DIR, name)
+        with np.load(os.path.join(folder, "inputs.npz")) as z:
+            ins = _signature([z[k] for k in sorted(z.files, key=lambda s: int(s[3:]))])
+        with np.load(os.path.join(folder, "outputs.npz")) as z:
+            outs = _signature([z[k] for k in sorted(z.files, key=lambda s: int(s[3:]))])
+        rows.append((name, description, ins, outs, ops))
+        print(f"{name:16} {' '.join(sorted(ops))}")
+    if not wanted:
+        write_readme(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
