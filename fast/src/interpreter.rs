@@ -1,11 +1,16 @@
 //! The interpreter: runs a computation instruction by instruction (operands are defined before
 //! use), moves each value into its last user (so a uniquely owned buffer can be updated in place
-//! or re-viewed without a copy), and hands element-wise instructions to [`crate::elementwise`] and
+//! or re-viewed without a copy), and hands element-wise instructions to [`crate::elementwise`],
 //! data-movement instructions to [`crate::data_movement`], contractions (dot, convolution,
-//! reduce, reduce-window, select-and-scatter) to [`crate::contraction`]. Structural instructions: `parameter`,
-//! `constant`, `call`, `tuple`, `get-tuple-element`, `copy`.
+//! reduce, reduce-window, select-and-scatter) to [`crate::contraction`] and control flow (while,
+//! conditional, map, sort, topk, opt-barrier) to [`crate::control_flow`]. Structural
+//! instructions: `parameter`, `constant`, `call`, `tuple`, `get-tuple-element`, `copy`.
+//!
+//! A called computation takes its arguments by value: `parameter` instructions move them out, and
+//! `call` moves its operands in, so a buffer at its last use stays uniquely owned in the callee.
 
 use crate::contraction;
+use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
 use crate::layout;
@@ -54,7 +59,7 @@ pub(crate) fn execute(
         })?;
     }
     let args: Vec<Value<'_>> = args.iter().map(Value::borrow).collect();
-    run(module, entry, &args, exec, 0)?.into_literal()
+    run(module, entry, args, exec, 0)?.into_literal()
 }
 
 /// Checks an argument's shape against a parameter's: same element types and dimensions, any layout.
@@ -76,10 +81,14 @@ fn check_argument(param: &Shape, arg: &Shape) -> Result<(), String> {
 }
 
 /// Runs one computation with argument values; the result has the root's shape, layout included.
+///
+/// The arguments are taken by value: each `parameter` instruction moves its argument out, so a
+/// uniquely owned buffer passed in (a loop state, a call's operand at its last use) stays uniquely
+/// owned inside and can be updated in place.
 fn run<'a>(
     module: &'a HloModule,
     comp: &'a HloComputation,
-    args: &[Value<'a>],
+    args: Vec<Value<'a>>,
     exec: Exec,
     depth: usize,
 ) -> Result<Value<'a>, BackendError> {
@@ -103,8 +112,14 @@ fn run<'a>(
             last_use[o] = i;
         }
     }
+    let mut args: Vec<Option<Value<'a>>> = args.into_iter().map(Some).collect();
     let mut values: Vec<Option<Value<'a>>> = vec![None; n];
     for (i, instr) in comp.instructions.iter().enumerate() {
+        if instr.opcode == Opcode::Parameter {
+            values[i] =
+                Some(parameter(instr, &mut args).map_err(|e| with_context(e, comp, instr))?);
+            continue;
+        }
         // Operands whose last use this is are moved (a uniquely owned buffer can then be updated
         // in place); the others are shared.
         let mut operands: Vec<Value<'a>> = Vec::with_capacity(instr.operands.len());
@@ -119,7 +134,7 @@ fn run<'a>(
                 BackendError::Failure(format!("value #{o} was freed before its use"))
             })?);
         }
-        let value = eval_instruction(module, comp, instr, operands, args, exec, depth)
+        let value = eval_instruction(module, instr, operands, exec, depth)
             .map_err(|e| with_context(e, comp, instr))?;
         values[i] = Some(value);
     }
@@ -128,6 +143,33 @@ fn run<'a>(
         .take()
         .ok_or_else(|| BackendError::Failure("root value missing".into()))?;
     conform(value, &root.shape, exec)
+}
+
+/// The argument of a `parameter` instruction, moved out of `args` (each parameter number is
+/// read once). Errors: [`BackendError::Invalid`] for a missing number, a number without an
+/// argument or a number read twice.
+fn parameter<'a>(
+    instr: &HloInstruction,
+    args: &mut [Option<Value<'a>>],
+) -> Result<Value<'a>, BackendError> {
+    if !instr.operands.is_empty() {
+        return Err(BackendError::Invalid(format!(
+            "parameter takes 0 operands, {} given",
+            instr.operands.len()
+        )));
+    }
+    let number = instr
+        .parameter_number
+        .ok_or_else(|| BackendError::Invalid("parameter without a number".into()))?;
+    let count = args.len();
+    let slot = usize::try_from(number)
+        .ok()
+        .and_then(|k| args.get_mut(k))
+        .ok_or_else(|| {
+            BackendError::Invalid(format!("parameter({number}) but {count} arguments"))
+        })?;
+    slot.take()
+        .ok_or_else(|| BackendError::Invalid(format!("parameter({number}) appears more than once")))
 }
 
 fn with_context(e: BackendError, comp: &HloComputation, instr: &HloInstruction) -> BackendError {
@@ -204,10 +246,8 @@ fn has_runtime_sizes(instr: &HloInstruction, operands: &[Value<'_>]) -> bool {
 /// accept; the static evaluation's errors.
 fn eval_logical<'a>(
     module: &'a HloModule,
-    comp: &'a HloComputation,
     instr: &'a HloInstruction,
     operands: Vec<Value<'a>>,
-    args: &[Value<'a>],
     exec: Exec,
     depth: usize,
 ) -> Result<Value<'a>, BackendError> {
@@ -245,7 +285,7 @@ fn eval_logical<'a>(
             _ => Err(BackendError::Failure("operands were checked above".into())),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let logical = eval_instruction(module, comp, &form.instruction, blocks, args, exec, depth)?;
+    let logical = eval_instruction(module, &form.instruction, blocks, exec, depth)?;
     embed(logical, &instr.shape, exec)
 }
 
@@ -282,15 +322,13 @@ fn embed<'a>(value: Value<'_>, shape: &Shape, exec: Exec) -> Result<Value<'a>, B
 
 fn eval_instruction<'a>(
     module: &'a HloModule,
-    comp: &'a HloComputation,
     instr: &'a HloInstruction,
     owned: Vec<Value<'a>>,
-    args: &[Value<'a>],
     exec: Exec,
     depth: usize,
 ) -> Result<Value<'a>, BackendError> {
     if has_runtime_sizes(instr, &owned) {
-        return eval_logical(module, comp, instr, owned, args, exec, depth);
+        return eval_logical(module, instr, owned, exec, depth);
     }
     // The families that take their operands by value and may call computations.
     let family: Option<fn(Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>> =
@@ -298,6 +336,8 @@ fn eval_instruction<'a>(
             Some(data_movement::evaluate)
         } else if contraction::is_contraction(instr.opcode) {
             Some(contraction::evaluate)
+        } else if control_flow::is_control_flow(instr.opcode) {
+            Some(control_flow::evaluate)
         } else {
             None
         };
@@ -307,7 +347,7 @@ fn eval_instruction<'a>(
                 "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
             )));
         }
-        let call = |c: &'a HloComputation, a: &[Value<'a>]| run(module, c, a, exec, depth + 1);
+        let call = |c: &'a HloComputation, a: Vec<Value<'a>>| run(module, c, a, exec, depth + 1);
         let v = evaluate(Ctx {
             module,
             instr,
@@ -315,6 +355,31 @@ fn eval_instruction<'a>(
             exec,
             call: &call,
         })?;
+        return conform(v, &instr.shape, exec);
+    }
+    if instr.opcode == Opcode::Call {
+        // The operands move into the callee (its parameters own them).
+        let callee = instr
+            .called_computations()
+            .first()
+            .and_then(|name| module.computation(name))
+            .ok_or_else(|| {
+                BackendError::Invalid("call without a known `to_apply` computation".into())
+            })?;
+        if depth >= MAX_CALL_DEPTH {
+            return Err(BackendError::Invalid(format!(
+                "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
+            )));
+        }
+        if callee.parameters().len() != owned.len() {
+            return Err(BackendError::Invalid(format!(
+                "call of `{}` with {} operands for {} parameters",
+                callee.name,
+                owned.len(),
+                callee.parameters().len()
+            )));
+        }
+        let v = run(module, callee, owned, exec, depth + 1)?;
         return conform(v, &instr.shape, exec);
     }
     let operands: Vec<&Value<'a>> = owned.iter().collect();
@@ -331,22 +396,6 @@ fn eval_instruction<'a>(
         }
     };
     match instr.opcode {
-        Opcode::Parameter => {
-            arity(0)?;
-            let number = instr
-                .parameter_number
-                .ok_or_else(|| BackendError::Invalid("parameter without a number".into()))?;
-            let v = usize::try_from(number)
-                .ok()
-                .and_then(|k| args.get(k))
-                .ok_or_else(|| {
-                    BackendError::Invalid(format!(
-                        "parameter({number}) but {} arguments",
-                        args.len()
-                    ))
-                })?;
-            Ok(v.clone())
-        }
         Opcode::Constant => {
             arity(0)?;
             let lit = instr
@@ -354,31 +403,6 @@ fn eval_instruction<'a>(
                 .as_ref()
                 .ok_or_else(|| BackendError::Invalid("constant without a literal".into()))?;
             conform(Value::borrow(lit), &instr.shape, exec)
-        }
-        Opcode::Call => {
-            let callee = instr
-                .called_computations()
-                .first()
-                .and_then(|name| module.computation(name))
-                .ok_or_else(|| {
-                    BackendError::Invalid("call without a known `to_apply` computation".into())
-                })?;
-            if depth >= MAX_CALL_DEPTH {
-                return Err(BackendError::Invalid(format!(
-                    "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
-                )));
-            }
-            if callee.parameters().len() != operands.len() {
-                return Err(BackendError::Invalid(format!(
-                    "call of `{}` with {} operands for {} parameters",
-                    callee.name,
-                    operands.len(),
-                    callee.parameters().len()
-                )));
-            }
-            let call_args: Vec<Value<'a>> = operands.iter().map(|&v| v.clone()).collect();
-            let v = run(module, callee, &call_args, exec, depth + 1)?;
-            conform(v, &instr.shape, exec)
         }
         Opcode::Tuple => Ok(Value::Tuple(operands.iter().map(|&v| v.clone()).collect())),
         Opcode::GetTupleElement => {

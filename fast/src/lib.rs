@@ -24,6 +24,14 @@
 //! `γ(n)·Σ|terms| + ½ ulp` of the exact sum, integer results are exact (wrapping); see
 //! `contraction`.
 //!
+//! Control flow (while, conditional, map, sort, topk, opt-barrier; `control_flow`) runs called
+//! computations through the interpreter, moving a loop's state into its body so that buffers are
+//! updated in place across trips. Sorts recognize their comparator
+//! (`conformance_spec::hlo::comparator`) and run a stable LSD radix sort on order-preserving keys;
+//! other comparators are interpreted in a stable merge sort. `topk` selects without sorting rows.
+//! A `while` stops with [`BackendError::NonTerminating`] after
+//! `conformance_spec::backend::max_while_iterations()` trips.
+//!
 //! Subnormals are preserved: no flush-to-zero mode is ever set ([`SubnormalMode::Preserve`]).
 
 #[cfg(target_endian = "big")]
@@ -32,6 +40,7 @@ compile_error!("conformance-fast reads literal buffers (little-endian) in place:
 mod alloc;
 mod buffer;
 pub(crate) mod contraction;
+pub(crate) mod control_flow;
 pub(crate) mod data_movement;
 pub mod elementwise;
 mod interpreter;
@@ -103,8 +112,9 @@ impl Fast {
 }
 
 /// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
-/// `get-tuple-element`, `copy`), the data-movement family, the element-wise family and the
-/// contraction family (dot, convolution, reduce, reduce-window, select-and-scatter) of seed 004.
+/// `get-tuple-element`, `copy`), the data-movement family, the element-wise family, the
+/// contraction family (dot, convolution, reduce, reduce-window, select-and-scatter) and the
+/// control-flow family (while, conditional, map, sort, topk, opt-barrier) of seed 004.
 pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
@@ -179,6 +189,12 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Reduce,
     Opcode::ReduceWindow,
     Opcode::SelectAndScatter,
+    Opcode::While,
+    Opcode::Conditional,
+    Opcode::Map,
+    Opcode::Sort,
+    Opcode::TopK,
+    Opcode::OptimizationBarrier,
 ];
 
 impl Backend for Fast {
@@ -197,7 +213,8 @@ impl Backend for Fast {
 
     /// Runs the entry computation. Errors: [`BackendError::Invalid`] for wrong argument counts or
     /// shapes and malformed instructions; [`BackendError::Unsupported`] for opcodes outside
-    /// [`SUPPORTED_OPCODES`] or element types an operation does not accept.
+    /// [`SUPPORTED_OPCODES`] or element types an operation does not accept;
+    /// [`BackendError::NonTerminating`] for a `while` loop past the iteration limit.
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
         interpreter::execute(self, module, args)
     }

@@ -1,5 +1,5 @@
-//! What an operation of the data-movement and contraction families sees of its instruction
-//! ([`Ctx`]), shared by both families and built by the interpreter.
+//! What an operation of the data-movement, contraction and control-flow families sees of its instruction
+//! ([`Ctx`]), shared by these families and built by the interpreter.
 
 use crate::parallel::Exec;
 use crate::value::Value;
@@ -7,9 +7,11 @@ use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::{BackendError, HloModule};
 
 /// Runs a called computation (scatter's update computation, a reducer, select or scatter
-/// computation) on argument values.
+/// computation, a loop body, a branch, a comparator) on argument values, which it takes by value
+/// (a uniquely owned buffer passed in can be updated in place by the callee). Callable from any
+/// thread.
 pub(crate) type CallFn<'c, 'a> =
-    &'c dyn Fn(&'a HloComputation, &[Value<'a>]) -> Result<Value<'a>, BackendError>;
+    &'c (dyn Fn(&'a HloComputation, Vec<Value<'a>>) -> Result<Value<'a>, BackendError> + Sync);
 
 /// What an operation sees of its instruction.
 pub(crate) struct Ctx<'c, 'a> {

@@ -69,7 +69,7 @@ fn bad(msg: impl Into<String>) -> BackendError {
 
 impl<'a> Ctx<'_, 'a> {
     /// Operand `i` as an array (a splat is materialized).
-    fn array(&self, i: usize) -> Result<ArrayRef<'a>, BackendError> {
+    pub(crate) fn array(&self, i: usize) -> Result<ArrayRef<'a>, BackendError> {
         match self.operands.get(i) {
             Some(Value::Array(a)) => Ok(a.clone()),
             Some(Value::Splat { shape, bits }) => {
@@ -131,7 +131,10 @@ impl<'a> Ctx<'_, 'a> {
     }
 
     /// Operand `i` as a scalar's raw bits.
-    fn scalar(&self, i: usize) -> Result<(conformance_spec::ElementType, u128), BackendError> {
+    pub(crate) fn scalar(
+        &self,
+        i: usize,
+    ) -> Result<(conformance_spec::ElementType, u128), BackendError> {
         match self.operands.get(i) {
             Some(Value::Splat { shape, bits }) if shape.rank() == 0 => {
                 Ok((shape.element_type, *bits))
@@ -147,7 +150,7 @@ impl<'a> Ctx<'_, 'a> {
     }
 
     /// The called computation named by attribute `name`.
-    fn computation(&self, name: &str) -> Result<&'a HloComputation, BackendError> {
+    pub(crate) fn computation(&self, name: &str) -> Result<&'a HloComputation, BackendError> {
         let callee = match self.instr.attribute(name) {
             Some(conformance_spec::hlo::AttrValue::Computation(c)) => c.as_str(),
             _ => return Err(bad(format!("{} without `{name}`", self.instr.opcode))),
@@ -183,7 +186,7 @@ fn finish_row_major<'a>(
 
 /// A buffer laid out as `have` (same dimensions and element type as `result`) placed in `result`'s
 /// layout (no copy when the physical layouts agree).
-fn finish_in_layout<'a>(
+pub(crate) fn finish_in_layout<'a>(
     result: &ArrayShape,
     have: &ArrayShape,
     bytes: Vec<u8>,

@@ -95,7 +95,7 @@ pub(crate) fn call_scalars<'a>(
             bits,
         })
         .collect();
-    let v = (cx.call)(comp, &values)?;
+    let v = (cx.call)(comp, values)?;
     out.clear();
     push_scalar(&v, out)
 }

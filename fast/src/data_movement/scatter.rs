@@ -412,7 +412,7 @@ fn call<'a>(
     };
     let mut args: Vec<Value<'a>> = (0..n).map(|k| scalar(k, pairs[2 * k])).collect();
     args.extend((0..n).map(|k| scalar(k, pairs[2 * k + 1])));
-    let v = (cx.call)(comp, &args)?;
+    let v = (cx.call)(comp, args)?;
     let bits = |v: &Value<'_>, k: usize| -> Result<u128, BackendError> {
         match v {
             Value::Splat { shape, bits } if shape.element_type == types[k] => Ok(*bits),

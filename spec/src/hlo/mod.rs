@@ -10,6 +10,7 @@
 
 pub mod attributes;
 pub mod builder;
+pub mod comparator;
 pub mod contraction_numbers;
 mod cursor;
 pub mod dimension_numbers;

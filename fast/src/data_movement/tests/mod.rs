@@ -178,7 +178,7 @@ fn eval_direct<'a>(m: &'a HloModule, operands: Vec<Value<'a>>) -> Value<'a> {
     let instr = comp.root_instruction();
     let call =
         |_: &'a HloComputation,
-         _: &[Value<'a>]|
+         _: Vec<Value<'a>>|
          -> Result<Value<'a>, conformance_spec::BackendError> { unreachable!("no calls") };
     crate::data_movement::evaluate(crate::data_movement::Ctx {
         module: m,
