@@ -250,6 +250,13 @@ ENTRY e {
     };
     check(hlo, &args(true), "f32[2] {1, 2}");
     check(hlo, &args(false), "f32[2] {-5, -6}");
+    // The same with `branch_computations` (XLA's stored form: true is branch 0).
+    let listed = hlo.replace(
+        "true_computation=t, false_computation=f",
+        "branch_computations={t, f}",
+    );
+    check(&listed, &args(true), "f32[2] {1, 2}");
+    check(&listed, &args(false), "f32[2] {-5, -6}");
 }
 
 // ---------------------------------------------------------------- map, opt-barrier

@@ -21,6 +21,10 @@ pub struct Cli {
     /// --backends / --backend, e.g. `--worker mine='./my_worker --threads 4'` (repeatable).
     #[arg(long, global = true, value_name = "NAME=COMMAND", value_parser = crate::backends::parse_worker)]
     pub worker: Vec<(String, Vec<String>)>,
+    /// Trips of one `while` loop the backends built here run before giving up with a `no exit`
+    /// verdict (seed 004, While: nothing bounds a loop).
+    #[arg(long, global = true, value_name = "N", default_value_t = conformance_spec::backend::DEFAULT_MAX_WHILE_ITERATIONS)]
+    pub max_iterations: u64,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -147,6 +151,10 @@ pub struct ReplayArgs {
     /// Seed for the inputs of an HLO file.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Accepted deviations: a failure that an accepted corpus file of DIR records (same backend,
+    /// operation, kind of element type and class) is reported as known and does not fail.
+    #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+    pub corpus_dir: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -225,6 +233,7 @@ fn load_catalog(dir: &Option<PathBuf>) -> Result<Catalog, (i32, String)> {
 }
 
 fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
+    conformance_spec::backend::set_max_while_iterations(cli.max_iterations);
     for (name, command) in cli.worker {
         crate::backends::register_worker(name, command);
     }
@@ -323,7 +332,8 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
         }
         Command::Replay(args) => {
             let catalog = load_catalog(&cli.catalog)?;
-            crate::replay::replay_command(&catalog, &args.file, &args.backends, args.seed)
+            let known = crate::known::load(&args.corpus_dir);
+            crate::replay::replay_command(&catalog, &args.file, &args.backends, args.seed, &known)
         }
         Command::Minimize(args) => {
             let catalog = load_catalog(&cli.catalog)?;

@@ -110,7 +110,7 @@ pub struct Comparison {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bound_ratios: Vec<u64>,
     /// Elements that agree only once subnormals are flushed (a backend declaring
-    /// `SubnormalMode::Flush`: see [`crate::subnormals`]); set aside, not failures.
+    /// `SubnormalMode::Flush`: see [`crate::oracles::subnormals`]); set aside, not failures.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub flushed_subnormals: u64,
 }

@@ -9,7 +9,7 @@
 
 pub mod layout_index;
 
-use crate::check::{check, CaseOutcome, Verdict};
+use crate::check::{CaseOutcome, Verdict};
 use crate::executor::{panic_message, Stage};
 use crate::generate::graph::GraphError;
 use crate::generate::rng::Rng;
@@ -353,7 +353,9 @@ fn run_check(
                     format!("no catalog entry `{}`", fc.case.op_id),
                 )
             })?;
-            quietly(|| (check(op, module, args, backends, &Stage::default()), None))
+            quietly(|| {
+                graph::check_operation(catalog, op, module, args, backends, &Stage::default())
+            })
         }
         Target::DiffGraph => quietly(|| {
             let g = graph::check_graph(catalog, module, args, backends, &Stage::default());

@@ -25,7 +25,7 @@ use conformance_spec::hlo::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
 use conformance_spec::layout::Layout;
 use conformance_spec::literal::{complex_bits, complex_parts, ArrayLiteral, Literal};
-use conformance_spec::shape::{ArrayShape, Shape};
+use conformance_spec::shape::ArrayShape;
 use conformance_spec::Backend;
 use std::path::{Path, PathBuf};
 
@@ -183,13 +183,24 @@ pub fn single_op_module_in(
     operands: &[ArrayLiteral],
     computations: &[HloComputation],
 ) -> (HloModule, Vec<Literal>) {
+    let operands: Vec<Literal> = operands.iter().cloned().map(Literal::Array).collect();
+    single_op_module_of(root, &operands, computations)
+}
+
+/// As [`single_op_module_in`], for operands of any shape (tuples: a `while`'s state, a
+/// conditional's branch operands).
+pub fn single_op_module_of(
+    root: &HloInstruction,
+    operands: &[Literal],
+    computations: &[HloComputation],
+) -> (HloModule, Vec<Literal>) {
     let mut instructions: Vec<HloInstruction> = operands
         .iter()
         .enumerate()
         .map(|(k, a)| HloInstruction {
             name: format!("p{k}"),
             opcode: Opcode::Parameter,
-            shape: Shape::Array(a.shape().clone()),
+            shape: a.shape(),
             operands: vec![],
             parameter_number: Some(k as i64),
             literal: None,
@@ -218,8 +229,7 @@ pub fn single_op_module_in(
     } else {
         conformance_spec::hlo::transform::with_root(&module, n)
     };
-    let args = operands.iter().cloned().map(Literal::Array).collect();
-    (module, args)
+    (module, operands.to_vec())
 }
 
 /// Minimizes `module`/`args` while `target` persists. `backends[0]` is the reference;

@@ -63,12 +63,25 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
             passed_through: vec![],
         });
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| (2, format!("{}: cannot read: {e}", file.display())))?;
-    let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", file.display())))?;
+    // A program folder (corpus/programs/NAME/): its module.hlo and, when present, inputs.npz.
+    let (hlo, inputs) = if file.is_dir() {
+        let npz = file.join("inputs.npz");
+        (file.join("module.hlo"), npz.exists().then_some(npz))
+    } else {
+        (file.to_path_buf(), None)
+    };
+    let text = std::fs::read_to_string(&hlo)
+        .map_err(|e| (2, format!("{}: cannot read: {e}", hlo.display())))?;
+    let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", hlo.display())))?;
     let (module, targets, passed_through) =
-        targets_of(catalog, &module, &file.display().to_string())?;
-    let args = generated_inputs(&module, seed)?;
+        targets_of(catalog, &module, &hlo.display().to_string())?;
+    let args = match inputs {
+        Some(npz) => {
+            crate::npz::read_arguments(&npz, &module.entry_computation().parameter_shapes())
+                .map_err(|e| (2, e))?
+        }
+        None => generated_inputs(&module, seed)?,
+    };
     Ok(Loaded {
         args,
         corpus: None,
@@ -249,7 +262,13 @@ pub(crate) fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (
 /// `conformance replay FILE`: runs the case, prints each backend's verdict and per-element
 /// differences (per leaf when the root is a tuple). Exit 0 when every backend agrees (or, for an
 /// accepted corpus deviation, when it is reproduced), 1 otherwise, 2 on bad input.
-pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u64) -> CliResult {
+pub fn replay_command(
+    catalog: &Catalog,
+    file: &Path,
+    names: &[String],
+    seed: u64,
+    known: &[crate::known::KnownDeviation],
+) -> CliResult {
     let loaded = load(catalog, file, seed)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
@@ -262,6 +281,7 @@ pub fn replay_command(catalog: &Catalog, file: &Path, names: &[String], seed: u6
         &loaded.args,
         &refs,
         loaded.corpus.as_ref(),
+        known,
     )
 }
 
@@ -275,6 +295,7 @@ pub(crate) fn report_targets(
     args: &[Literal],
     refs: &[&dyn Backend],
     corpus: Option<&CorpusCase>,
+    known: &[crate::known::KnownDeviation],
 ) -> CliResult {
     let mut code = 0;
     for target in targets {
@@ -288,8 +309,9 @@ pub(crate) fn report_targets(
         let checked = check_target(catalog, target, args, refs)?;
         if let Some(f) = &checked.fault {
             println!(
-                "{indent}{}: the disagreement is at instruction `{}` ({})",
-                f.backend, f.instruction, f.op
+                "{indent}{}: the disagreement is at {}",
+                f.backend,
+                f.describe()
             );
         }
         if let Some(why) = &checked.unlocalized {
@@ -325,7 +347,31 @@ pub(crate) fn report_targets(
                     );
                     ok
                 }
-                _ => agrees,
+                _ if agrees => true,
+                _ => {
+                    // A failure an accepted corpus file records (of the instruction at fault, or
+                    // of the target's root) is known.
+                    let (op, dtype) = match &checked.fault {
+                        Some(f) if f.backend == o.backend => (f.op.clone(), f.dtype.clone()),
+                        _ => (
+                            target.op.id.clone(),
+                            graph::instruction_element_type(
+                                &target.module,
+                                target.module.entry_computation().root_instruction(),
+                            )
+                            .map(|t| t.hlo_name().to_string())
+                            .unwrap_or_default(),
+                        ),
+                    };
+                    let files = crate::known::explaining(known, &op, &dtype, o);
+                    for k in &files {
+                        println!(
+                            "{indent}  known deviation, recorded in {}",
+                            k.path.display()
+                        );
+                    }
+                    !files.is_empty()
+                }
             };
             if !expected {
                 code = 1;
@@ -373,9 +419,15 @@ fn minimize_loaded(
     for target in &loaded.targets {
         let checked = check_target(catalog, target, &loaded.args, refs)?;
         // A graph is minimized from its instruction at fault.
+        // A fault inside a called computation is minimized in that computation, from the
+        // arguments it had when the fault appeared.
+        let (scope_module, args) = match checked.fault.as_ref().and_then(|f| f.scope.as_deref()) {
+            Some((m, a)) => (m.clone(), a.clone()),
+            None => (target.module.clone(), loaded.args.clone()),
+        };
         let (op, module) = match &checked.fault {
             Some(f) => {
-                let entry = target.module.entry_computation();
+                let entry = scope_module.entry_computation();
                 let i = entry
                     .instructions
                     .iter()
@@ -384,7 +436,7 @@ fn minimize_loaded(
                 let op = catalog
                     .op(&f.op)
                     .ok_or((3, format!("no catalog entry `{}`", f.op)))?;
-                (op, graph::truncated(&target.module, i))
+                (op, graph::truncated(&scope_module, i))
             }
             None => (target.op, target.module.clone()),
         };
@@ -407,8 +459,7 @@ fn minimize_loaded(
             continue;
         };
         let started = std::time::Instant::now();
-        let m = minimize::minimize(op, &module, &loaded.args, refs, target_class)
-            .map_err(|e| (1, e))?;
+        let m = minimize::minimize(op, &module, &args, refs, target_class).map_err(|e| (1, e))?;
         let provenance = loaded.corpus.map(|c| c.provenance).unwrap_or(Provenance {
             seed,
             case_index: 0,

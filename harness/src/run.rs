@@ -6,7 +6,7 @@
 //! results file (`--resume` skips the indices already recorded there).
 
 use crate::backends;
-use crate::check::{check, BackendOutcome, Verdict};
+use crate::check::{BackendOutcome, Verdict};
 use crate::executor::{self, Finished, NextIndex, Stage};
 use crate::generate::{self, Filters, GeneratorConfig};
 use crate::graph;
@@ -104,7 +104,7 @@ pub struct CellStats {
     pub timeout: u64,
     pub masked_elements: u64,
     pub max_ulps: u64,
-    /// Elements set aside because the backend flushes subnormals ([`crate::subnormals`]), and
+    /// Elements set aside because the backend flushes subnormals ([`crate::oracles::subnormals`]), and
     /// the cases they are in.
     #[serde(default)]
     pub flushed_subnormals: u64,
@@ -457,9 +457,13 @@ fn run_case(
         (g.outcome, g.fault)
     } else {
         let op = catalog.op(&generated.op_id).ok_or("op vanished")?;
-        (
-            check(op, &generated.module, &generated.args, &refs, stage),
-            None,
+        graph::check_operation(
+            catalog,
+            op,
+            &generated.module,
+            &generated.args,
+            &refs,
+            stage,
         )
     };
     let passed = outcome.reference_error.is_none()

@@ -46,11 +46,16 @@ pub(super) fn conditional<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError
                 names.len() + 1
             )));
         }
-        let index = ty
-            .is_integer()
-            .then(|| ty.integer_from_bits(bits as u64))
-            .flatten()
-            .ok_or_else(|| bad(format!("a branch index must be an integer, not {ty}[]")))?;
+        // A pred selects between two branches: true runs branch 0 (XLA stores a pred
+        // conditional's true/false computations as branches 0 and 1).
+        let index = if ty.is_pred() && names.len() == 2 {
+            i128::from(bits & 0xff == 0)
+        } else {
+            ty.is_integer()
+                .then(|| ty.integer_from_bits(bits as u64))
+                .flatten()
+                .ok_or_else(|| bad(format!("a branch index must be an integer, not {ty}[]")))?
+        };
         let last = names.len() - 1;
         let k = usize::try_from(index)
             .ok()

@@ -12,8 +12,9 @@
 //!   one unsigned integer whose order is the comparator's ([`KeyMap`], keys concatenated most
 //!   significant first, up to 128 bits), sorted with its position by the stable LSD radix sort of
 //!   [`super::radix`] (rows in parallel, or a single long row's passes across threads). Stable,
-//!   so it serves `is_stable=true` and `false` alike. A [`KeyOrder::Partial`] float key (IEEE `<`,
-//!   not a strict weak order when NaNs are present) puts NaNs last and ties −0 with +0.
+//!   so it serves `is_stable=true` and `false` alike. A [`KeyOrder::Partial`] float key (IEEE `<`)
+//!   ties −0 with +0; when its array holds a NaN (then IEEE `<` is not a strict weak order in
+//!   general, but may be one within a row) the merge sort below runs instead.
 //! - any other comparator is evaluated per comparison through the interpreter in a stable merge
 //!   sort (insertion sort on short runs, then merges that take the right element only when it is
 //!   strictly less), which works for any computation and never fails on inconsistent ones; rows
@@ -27,7 +28,7 @@ use super::{bad, packed, read_bits, result_arrays, Ctx};
 use crate::buffer::{typed, with_output};
 use crate::contraction::finish_in_layout;
 use crate::value::{ArrayRef, Value};
-use conformance_spec::hlo::comparator::{self, KeyMap, SortKeys};
+use conformance_spec::hlo::comparator::{self, KeyMap, KeyOrder, SortKeys};
 use conformance_spec::hlo::HloComputation;
 use conformance_spec::{ArrayShape, BackendError, ElementType, Shape};
 use rayon::prelude::*;
@@ -128,7 +129,15 @@ pub(super) fn sort<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     let outputs: Vec<Vec<u8>> = if total == 0 || len <= 1 {
         columns.iter().map(|c| c.data.to_vec()).collect()
     } else {
-        let sorted = match key_plan(comparator::recognize(comp), &types) {
+        // IEEE `<` on a float key with a NaN in it is not a strict weak order on the whole
+        // array, but it may be one on a row (a NaN beside equal values): the stable merge
+        // sort then gives the one stable result, which the radix map (NaNs last) would not.
+        let keys = comparator::recognize(comp).filter(|k| {
+            !k.keys
+                .iter()
+                .any(|key| partial_key_meets_nan(key, &columns))
+        });
+        let sorted = match key_plan(keys, &types) {
             Some(plan) => by_keys(&columns, &plan, len, total, parallel),
             None => Sorted::Permutation(by_comparator(cx, comp, &columns, len, total)?),
         };
@@ -148,6 +157,26 @@ pub(super) fn sort<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         values.remove(0)
     } else {
         Value::Tuple(values)
+    })
+}
+
+/// Whether `key` compares a float column in IEEE order (`KeyOrder::Partial`) and the column
+/// holds a NaN.
+fn partial_key_meets_nan(key: &comparator::SortKey, columns: &[Column<'_>]) -> bool {
+    let Some(column) = columns.get(key.operand) else {
+        return false;
+    };
+    let Some(f) = column.ty.float_format().filter(|_| column.ty.is_float()) else {
+        return false;
+    };
+    if key.order != KeyOrder::Partial {
+        return false;
+    }
+    let width = column.ty.byte_width();
+    column.data.chunks_exact(width).any(|b| {
+        let mut w = [0u8; 8];
+        w[..width].copy_from_slice(b);
+        f.classify(u64::from_le_bytes(w)) == conformance_spec::FloatClass::Nan
     })
 }
 

@@ -5,6 +5,7 @@
 //! every case is a pure function of (seed, case index, catalog, generator config).
 
 pub mod contraction;
+pub mod control_flow;
 pub mod elementwise;
 pub mod graph;
 pub mod movement;
@@ -222,6 +223,8 @@ pub fn case_with(
     };
     let built = if contraction::is_contraction(op.signature) {
         contraction::build(rng, &spec)
+    } else if control_flow::is_control_flow(op.signature) {
+        control_flow::build(rng, &spec)
     } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {

@@ -7,17 +7,24 @@
 //! instruction's catalog budget. The first instruction whose value is not explained that way is
 //! at fault. When every instruction is explained, the root's difference is the accumulation of
 //! rounding each instruction's budget allows, and the graph passes. An instruction without a
-//! catalog entry is explained only by bit-exact agreement with the reference; when it differs, or
-//! its value is not an array, localization stops there and the root's failure stands, unlocalized,
-//! with the reason.
+//! catalog entry is explained only by bit-exact agreement with the reference; when it differs,
+//! localization stops there and the root's failure stands, unlocalized, with the reason.
+//!
+//! An instruction that calls computations (`while`, `conditional`, `call`, `map`) and is not
+//! explained as a whole is stepped into ([`inside`]): its computations are run on the backend one
+//! trip, branch or element at a time, each checked as a graph of its own on the backend's own
+//! values, so a disagreement inside a loop body names the instruction, the computation and the
+//! trip, and rounding that accumulates over trips within each instruction's budget passes.
+
+mod inside;
 
 use crate::check::{check, BackendOutcome, CaseOutcome, Verdict};
 use crate::executor::Stage;
-use crate::minimize::{called_computations, single_op_module_in};
+use crate::minimize::{called_computations, single_op_module_of};
 use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::{Catalog, OpEntry};
 use conformance_spec::hlo::{transform, HloInstruction, HloModule, Opcode};
-use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::literal::Literal;
 use conformance_spec::{Backend, BackendError, Capabilities};
 
 /// The instruction a disagreement was localized to.
@@ -25,10 +32,30 @@ use conformance_spec::{Backend, BackendError, Capabilities};
 pub struct Fault {
     /// The backend at fault.
     pub backend: String,
-    /// The instruction's name in the graph.
+    /// The instruction's name in the graph (in the innermost computation of `within`).
     pub instruction: String,
     /// Its catalog entry's id.
     pub op: String,
+    /// The element type of its catalog entry (the case's element type), e.g. `f32`.
+    pub dtype: String,
+    /// Where the instruction is when it is inside called computations, outermost first (e.g.
+    /// "trip 3 of `while.7`, body `region_1.12`"); empty in the entry computation.
+    pub within: Vec<String>,
+    /// For a fault inside a called computation: that computation as the entry of a module, with
+    /// the (backend's) arguments it had when the fault appeared, to reproduce and minimize it.
+    pub scope: Option<Box<(HloModule, Vec<Literal>)>>,
+}
+
+impl Fault {
+    /// "instruction `x` (op)", followed by where it is ("in trip 3 of `while.7`, body `b`").
+    pub fn describe(&self) -> String {
+        let mut s = format!("instruction `{}` ({})", self.instruction, self.op);
+        for w in &self.within {
+            s.push_str(" in ");
+            s.push_str(w);
+        }
+        s
+    }
 }
 
 /// The outcome of a graph: per backend, the root's verdict (`fail` when an instruction is at
@@ -53,20 +80,35 @@ enum Localized {
     Stopped(String),
 }
 
-/// The catalog entry of an instruction (its first operand's element type decides among entries
-/// of one opcode; the result's for an instruction without operands, such as `iota`).
+/// The catalog entry of an instruction (the element type of
+/// [`conformance_spec::catalog::entry_element_type`] decides among the entries of one opcode).
 pub fn entry_of<'c>(
     catalog: &'c Catalog,
     module: &HloModule,
     instruction: &HloInstruction,
 ) -> Option<&'c OpEntry> {
-    let entry = module.entry_computation();
-    let ty = match instruction.operands.first() {
-        Some(&o) => entry.instructions[o].shape.as_array(),
-        None => instruction.shape.as_array(),
-    }
-    .map(|a| a.element_type)?;
+    let ty = instruction_element_type(module, instruction)?;
     catalog.entry_for(instruction.opcode.name(), &instruction.attributes, ty)
+}
+
+/// The element type that names the catalog entry of an instruction of the entry computation
+/// ([`conformance_spec::catalog::entry_element_type`]).
+pub fn instruction_element_type(
+    module: &HloModule,
+    instruction: &HloInstruction,
+) -> Option<conformance_spec::ElementType> {
+    let entry = module.entry_computation();
+    let operand_shapes: Vec<&conformance_spec::Shape> = instruction
+        .operands
+        .iter()
+        .filter_map(|&o| entry.instructions.get(o))
+        .map(|i| &i.shape)
+        .collect();
+    conformance_spec::catalog::entry_element_type(
+        instruction.opcode,
+        &operand_shapes,
+        &instruction.shape,
+    )
 }
 
 /// `module` with instruction `i` of the entry computation as its root, without the instructions
@@ -96,6 +138,31 @@ impl Backend for Recorded<'_> {
     }
     fn execute(&self, _: &HloModule, _: &[Literal]) -> Result<Literal, BackendError> {
         Ok(self.value.clone())
+    }
+}
+
+/// Checks a generated case of catalog entry `op` on `backends` (the reference first): with
+/// [`check`], or, when the operation calls computations whose instructions carry their own
+/// budgets (`call`, `map`, `conditional`, `while`: a NaN or a rounding inside is judged by the
+/// instruction that makes it), as a graph, so that its value is stepped into when it is not
+/// reproduced as a whole. Returns the outcome and the instruction at fault inside, if any.
+pub fn check_operation(
+    catalog: &Catalog,
+    op: &OpEntry,
+    module: &HloModule,
+    args: &[Literal],
+    backends: &[&dyn Backend],
+    stage: &Stage,
+) -> (CaseOutcome, Option<Fault>) {
+    use conformance_spec::catalog::Signature;
+    if matches!(
+        op.signature,
+        Signature::Call | Signature::Map | Signature::Conditional | Signature::While
+    ) {
+        let g = check_graph(catalog, module, args, backends, stage);
+        (g.outcome, g.fault)
+    } else {
+        (check(op, module, args, backends, stage), None)
     }
 }
 
@@ -168,13 +235,13 @@ fn localize(
     backend: &dyn Backend,
 ) -> Localized {
     let entry = module.entry_computation();
-    let mut values: Vec<Option<ArrayLiteral>> = vec![None; entry.instructions.len()];
-    // What a cut-out instruction may call (scatter's update computation, ...).
+    let mut values: Vec<Option<Literal>> = vec![None; entry.instructions.len()];
+    // What a cut-out instruction may call (scatter's update computation, a loop's body, ...).
     let called = called_computations(module);
     for (i, instruction) in entry.instructions.iter().enumerate() {
         if instruction.opcode == Opcode::Parameter {
             let n = instruction.parameter_number.unwrap_or(0) as usize;
-            values[i] = args.get(n).and_then(Literal::as_array).cloned();
+            values[i] = args.get(n).cloned();
             continue;
         }
         let stopped = |why: &str| {
@@ -185,8 +252,7 @@ fn localize(
             ))
         };
         let in_context = match backend.execute(&truncated(module, i), args) {
-            Ok(Literal::Array(a)) => a,
-            Ok(_) => return stopped("is not an array"),
+            Ok(v) => v,
             Err(e) => {
                 return Localized::Fault(
                     fault_at(catalog, module, instruction, backend),
@@ -202,25 +268,25 @@ fn localize(
         };
         if instruction.opcode == Opcode::Constant {
             // A constant is explained only by its literal, bit for bit.
-            if instruction.literal.as_ref() != Some(&Literal::Array(in_context.clone())) {
+            if instruction.literal.as_ref() != Some(&in_context) {
                 return stopped("evaluates to something other than its literal");
             }
             values[i] = Some(in_context);
             continue;
         }
-        let operands: Option<Vec<ArrayLiteral>> = instruction
+        let operands: Option<Vec<Literal>> = instruction
             .operands
             .iter()
             .map(|&o| values[o].clone())
             .collect();
         let Some(operands) = operands else {
-            return stopped("has an operand that is not an array");
+            return stopped("has an operand without a value");
         };
-        let (single, single_args) = single_op_module_in(instruction, &operands, &called);
+        let (single, single_args) = single_op_module_of(instruction, &operands, &called);
         let Some(op) = entry_of(catalog, module, instruction) else {
             // Without a catalog entry only bit-exact agreement with the reference explains it.
             match reference.execute(&single, &single_args) {
-                Ok(Literal::Array(exact)) if exact.logical_eq(&in_context) => {
+                Ok(exact) if exact.logical_eq(&in_context) => {
                     values[i] = Some(in_context);
                     continue;
                 }
@@ -229,7 +295,7 @@ fn localize(
         };
         let recorded = Recorded {
             name: backend.name(),
-            value: Literal::Array(in_context.clone()),
+            value: in_context.clone(),
         };
         let o = check(
             op,
@@ -240,10 +306,26 @@ fn localize(
         );
         if let Some(outcome) = o.outcomes.into_iter().next() {
             if outcome.verdict == Verdict::Fail {
-                return Localized::Fault(
-                    fault_at(catalog, module, instruction, backend),
-                    Box::new(outcome),
-                );
+                let here = fault_at(catalog, module, instruction, backend);
+                match inside::explain(
+                    catalog,
+                    module,
+                    instruction,
+                    &operands,
+                    &in_context,
+                    reference,
+                    backend,
+                ) {
+                    inside::Inside::NotApplicable => {
+                        return Localized::Fault(here, Box::new(outcome))
+                    }
+                    inside::Inside::Explained => {}
+                    inside::Inside::Fault(f, o) => return Localized::Fault(*f, o),
+                    inside::Inside::AtInstruction(why) => {
+                        return Localized::Fault(here, Box::new(inside::with_reason(outcome, &why)))
+                    }
+                    inside::Inside::Stopped(why) => return stopped(&why),
+                }
             }
         }
         values[i] = Some(in_context);
@@ -262,5 +344,10 @@ fn fault_at(
         instruction: instruction.name.clone(),
         op: entry_of(catalog, module, instruction)
             .map_or_else(|| instruction.opcode.name().to_string(), |e| e.id.clone()),
+        dtype: instruction_element_type(module, instruction)
+            .map(|t| t.hlo_name().to_string())
+            .unwrap_or_default(),
+        within: vec![],
+        scope: None,
     }
 }

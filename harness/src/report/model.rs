@@ -235,7 +235,7 @@ pub struct PairReport {
     pub verdicts: VerdictCounts,
     pub masked_elements: u64,
     /// Elements set aside because the backend flushes subnormals, and the cases they are in
-    /// ([`crate::subnormals`]).
+    /// ([`crate::oracles::subnormals`]).
     pub flushed_subnormals: u64,
     pub flushing_cases: u64,
     /// Failures (counted in `verdicts.fail`) explained by accepted deviations of the corpus.

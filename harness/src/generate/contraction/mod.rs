@@ -89,6 +89,7 @@ fn add_inferred(
         new_element_type: result_type,
         result_dimensions: None,
         callee,
+        called: &[],
         given: None,
     };
     let shape = infer_shape_in(opcode, &refs, &attributes, &context)

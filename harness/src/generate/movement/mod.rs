@@ -259,6 +259,7 @@ mod tests {
             |op| {
                 !op.signature.is_elementwise()
                     && !crate::generate::contraction::is_contraction(op.signature)
+                    && !crate::generate::control_flow::is_control_flow(op.signature)
             },
             6,
             build,

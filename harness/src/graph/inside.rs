@@ -1,0 +1,379 @@
+//! Stepping into called computations: explains (or localizes) the value of a `while`,
+//! `conditional`, `call` or `map` that the reference does not reproduce as a whole.
+//!
+//! The instruction's computations are run on the backend one trip, branch or element at a time,
+//! on the backend's own values (its loop state after each trip, its operands), and each run is
+//! checked as a graph of its own against the reference ([`super::check_graph`]). So:
+//! - an instruction inside a body, branch or mapped computation whose value is not explained by
+//!   its operands is the fault, named with the computation and the trip (or branch, or element);
+//! - when every run is explained (each instruction within its catalog budget), the instruction's
+//!   value is explained too, provided it is what those runs give: a loop's result is the state
+//!   its own condition and body reach, a conditional's is its selected branch's, a map's element
+//!   is its computation of the operands' elements. Otherwise the control-flow instruction itself
+//!   is at fault (`AtInstruction`).
+
+use super::{check_graph, BackendOutcome, Catalog, Fault, Stage, Verdict};
+use conformance_reference::control_flow::branch_taken;
+use conformance_spec::backend::max_while_iterations;
+use conformance_spec::hlo::{AttrValue, HloInstruction, HloModule, Opcode};
+use conformance_spec::index;
+use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::shape_inference::called_in_order;
+use conformance_spec::Backend;
+
+/// Most elements of one `map` stepped into before localization gives up.
+pub const MAX_MAP_ELEMENTS: usize = 256;
+
+/// What stepping into an instruction's computations found.
+pub(super) enum Inside {
+    /// The instruction calls no computation to step into (its own value is at fault).
+    NotApplicable,
+    /// Every run is within its budgets and the instruction's value is what they give.
+    Explained,
+    /// An instruction inside a computation is at fault.
+    Fault(Box<Fault>, Box<BackendOutcome>),
+    /// The computations are explained but the instruction's value is not what they give.
+    AtInstruction(String),
+    /// Localization cannot go further: why.
+    Stopped(String),
+}
+
+/// The outcome `o` with `why` added to its error text (the reason an instruction is at fault).
+pub(super) fn with_reason(mut o: BackendOutcome, why: &str) -> BackendOutcome {
+    o.error = Some(match o.error.take() {
+        Some(e) => format!("{e}; {why}"),
+        None => why.to_string(),
+    });
+    o
+}
+
+/// The backend's and reference's view of one instruction being explained.
+struct Step<'a> {
+    catalog: &'a Catalog,
+    module: &'a HloModule,
+    instruction: &'a HloInstruction,
+    reference: &'a dyn Backend,
+    backend: &'a dyn Backend,
+}
+
+/// Steps into `instruction` (of `module`'s entry), whose operands had the values `operands` and
+/// whose value on the backend was `in_context`.
+pub(super) fn explain(
+    catalog: &Catalog,
+    module: &HloModule,
+    instruction: &HloInstruction,
+    operands: &[Literal],
+    in_context: &Literal,
+    reference: &dyn Backend,
+    backend: &dyn Backend,
+) -> Inside {
+    let step = Step {
+        catalog,
+        module,
+        instruction,
+        reference,
+        backend,
+    };
+    match instruction.opcode {
+        Opcode::While => step.while_loop(operands, in_context),
+        Opcode::Conditional => step.conditional(operands, in_context),
+        Opcode::Call => step.call(operands, in_context),
+        Opcode::Map => step.map(operands, in_context),
+        _ => Inside::NotApplicable,
+    }
+}
+
+/// `module` with computation `name` as its entry (`None` when there is no such computation).
+pub fn as_entry(module: &HloModule, name: &str) -> Option<HloModule> {
+    let name = name.strip_prefix('%').unwrap_or(name);
+    let k = module.computations.iter().position(|c| c.name == name)?;
+    let mut m = module.clone();
+    m.entry = k;
+    Some(m)
+}
+
+/// Computation `name` of `module` as a module to run on `args`, and the arguments to give it.
+/// When every argument is an array, the computation is the entry as it is; otherwise (a loop's
+/// tuple state) the entry takes the arrays of the arguments' tuples as parameters, rebuilds the
+/// tuples and runs the computation's instructions on them (a call, inlined), since a backend's
+/// worker takes arrays only (docs/protocol.md).
+pub fn computation_module(
+    module: &HloModule,
+    name: &str,
+    args: &[Literal],
+) -> Option<(HloModule, Vec<Literal>)> {
+    let m = as_entry(module, name)?;
+    if args.iter().all(|a| a.as_array().is_some()) {
+        return Some((m, args.to_vec()));
+    }
+    let callee = m.entry_computation();
+    let mut instructions: Vec<HloInstruction> = Vec::new();
+    let mut leaves: Vec<Literal> = Vec::new();
+    fn rebuild(
+        value: &Literal,
+        instructions: &mut Vec<HloInstruction>,
+        leaves: &mut Vec<Literal>,
+    ) -> usize {
+        let blank = |name: String, opcode: Opcode, shape, operands| HloInstruction {
+            name,
+            opcode,
+            shape,
+            operands,
+            parameter_number: None,
+            literal: None,
+            attributes: vec![],
+        };
+        match value {
+            Literal::Tuple(items) => {
+                let operands = items
+                    .iter()
+                    .map(|v| rebuild(v, instructions, leaves))
+                    .collect();
+                let name = format!("stepped.tuple.{}", instructions.len());
+                instructions.push(blank(name, Opcode::Tuple, value.shape(), operands));
+            }
+            leaf => {
+                let mut p = blank(
+                    format!("stepped.arg.{}", leaves.len()),
+                    Opcode::Parameter,
+                    leaf.shape(),
+                    vec![],
+                );
+                p.parameter_number = Some(leaves.len() as i64);
+                leaves.push(leaf.clone());
+                instructions.push(p);
+            }
+        }
+        instructions.len() - 1
+    }
+    let operands: Vec<usize> = args
+        .iter()
+        .map(|a| rebuild(a, &mut instructions, &mut leaves))
+        .collect();
+    instructions.push(HloInstruction {
+        name: "stepped.call".into(),
+        opcode: Opcode::Call,
+        shape: callee.root_instruction().shape.clone(),
+        operands,
+        parameter_number: None,
+        literal: None,
+        attributes: vec![conformance_spec::hlo::Attribute {
+            name: "to_apply".into(),
+            value: AttrValue::Computation(callee.name.clone()),
+        }],
+    });
+    let mut out = module.clone();
+    out.computations
+        .push(conformance_spec::hlo::HloComputation {
+            name: format!("stepped.{}", callee.name),
+            root: instructions.len() - 1,
+            instructions,
+        });
+    out.entry = out.computations.len() - 1;
+    let out = conformance_spec::hlo::transform::inline_calls(&out).ok()?;
+    Some((out, leaves))
+}
+
+/// The value of a `pred[]` literal.
+fn pred(v: &Literal) -> Option<bool> {
+    let a = v.as_array()?;
+    (a.dimensions().is_empty()).then(|| a.get_bits(&[]) != 0)
+}
+
+impl Step<'_> {
+    /// The computation named by `attr`.
+    fn computation(&self, attr: &str) -> Option<&str> {
+        match self.instruction.attribute(attr) {
+            Some(AttrValue::Computation(n)) => Some(n.as_str()),
+            _ => None,
+        }
+    }
+
+    /// Runs computation `name` on `args` on the backend and, when the reference disagrees, checks
+    /// it as a graph. `Ok(value)` is the backend's value when it is explained.
+    fn run(&self, name: &str, args: &[Literal], place: &str) -> Result<Literal, Inside> {
+        let Some((m, args)) = computation_module(self.module, name, args) else {
+            return Err(Inside::Stopped(format!("no computation `{name}`")));
+        };
+        let args = args.as_slice();
+        let got = self.backend.execute(&m, args).map_err(|e| {
+            Inside::Stopped(format!(
+                "{place}: the backend fails on the computation alone: {e}"
+            ))
+        })?;
+        match self.reference.execute(&m, args) {
+            Ok(exact) if exact.logical_eq(&got) => return Ok(got),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(Inside::Stopped(format!(
+                    "{place}: the reference fails: {e}"
+                )))
+            }
+        }
+        let g = check_graph(
+            self.catalog,
+            &m,
+            args,
+            &[self.reference, self.backend],
+            &Stage::default(),
+        );
+        if let Some(e) = g.outcome.reference_error {
+            return Err(Inside::Stopped(format!("{place}: {e}")));
+        }
+        let Some(o) = g.outcome.outcomes.into_iter().next() else {
+            return Err(Inside::Stopped(format!("{place}: nothing compared")));
+        };
+        match (o.verdict, g.fault) {
+            (Verdict::Pass, _) => Ok(got),
+            (_, Some(mut f)) => {
+                f.within.insert(0, place.to_string());
+                if f.scope.is_none() {
+                    f.scope = Some(Box::new((m, args.to_vec())));
+                }
+                Err(Inside::Fault(Box::new(f), Box::new(o)))
+            }
+            (_, None) => Err(Inside::Stopped(format!(
+                "{place}: {}",
+                g.unlocalized
+                    .unwrap_or_else(|| format!("{:?} without a localized fault", o.verdict))
+            ))),
+        }
+    }
+
+    /// `while`: one trip at a time from the backend's initial state.
+    fn while_loop(&self, operands: &[Literal], in_context: &Literal) -> Inside {
+        let (Some(condition), Some(body), Some(init)) = (
+            self.computation("condition"),
+            self.computation("body"),
+            operands.first(),
+        ) else {
+            return Inside::NotApplicable;
+        };
+        let name = &self.instruction.name;
+        let limit = max_while_iterations();
+        let mut state = init.clone();
+        let mut trip: u64 = 0;
+        loop {
+            let place = format!("trip {trip} of `{name}`, condition `{condition}`");
+            let go = match self.run(condition, std::slice::from_ref(&state), &place) {
+                Ok(v) => v,
+                Err(inside) => return inside,
+            };
+            let Some(go) = pred(&go) else {
+                return Inside::Stopped(format!("{place} does not give a pred[]"));
+            };
+            if !go {
+                break;
+            }
+            if trip >= limit {
+                return Inside::Stopped(format!(
+                    "`{name}` stepped {limit} trips without exit (--max-iterations)"
+                ));
+            }
+            let place = format!("trip {trip} of `{name}`, body `{body}`");
+            state = match self.run(body, std::slice::from_ref(&state), &place) {
+                Ok(v) => v,
+                Err(inside) => return inside,
+            };
+            trip += 1;
+        }
+        if state.logical_eq(in_context) {
+            Inside::Explained
+        } else {
+            Inside::AtInstruction(format!(
+                "the loop's result is not the state its condition and body reach when run one trip at a time ({trip} trips)"
+            ))
+        }
+    }
+
+    /// `conditional`: the branch the selector chooses, on its operand.
+    fn conditional(&self, operands: &[Literal], in_context: &Literal) -> Inside {
+        let branches = called_in_order(self.instruction);
+        let Some(selector) = operands.first().and_then(Literal::as_array) else {
+            return Inside::NotApplicable;
+        };
+        if branches.is_empty() || operands.len() != branches.len() + 1 {
+            return Inside::NotApplicable;
+        }
+        let b = branch_taken(
+            selector.element_type(),
+            selector.get_bits(&[]),
+            branches.len(),
+        );
+        let place = format!(
+            "branch {b} of `{}`, `{}`",
+            self.instruction.name, branches[b]
+        );
+        match self.run(branches[b], &operands[b + 1..b + 2], &place) {
+            Ok(v) if v.logical_eq(in_context) => Inside::Explained,
+            Ok(_) => Inside::AtInstruction(format!(
+                "its result is not that of branch {b} (`{}`), which the selector chooses (seed 004, Conditional)",
+                branches[b]
+            )),
+            Err(inside) => inside,
+        }
+    }
+
+    /// `call`: the callee on the operands.
+    fn call(&self, operands: &[Literal], in_context: &Literal) -> Inside {
+        let Some(callee) = self.computation("to_apply").or(self.computation("calls")) else {
+            return Inside::NotApplicable;
+        };
+        let place = format!("`{}`, callee `{callee}`", self.instruction.name);
+        match self.run(callee, operands, &place) {
+            Ok(v) if v.logical_eq(in_context) => Inside::Explained,
+            Ok(_) => Inside::AtInstruction(format!("its result is not that of `{callee}`")),
+            Err(inside) => inside,
+        }
+    }
+
+    /// `map`: the mapped computation on the elements where the backend's map and the
+    /// reference's disagree.
+    fn map(&self, operands: &[Literal], in_context: &Literal) -> Inside {
+        let Some(f) = self.computation("to_apply") else {
+            return Inside::NotApplicable;
+        };
+        let arrays: Option<Vec<&ArrayLiteral>> = operands.iter().map(Literal::as_array).collect();
+        let (Some(arrays), Some(got)) = (arrays, in_context.as_array()) else {
+            return Inside::NotApplicable;
+        };
+        let called = crate::minimize::called_computations(self.module);
+        let (single, args) =
+            crate::minimize::single_op_module_of(self.instruction, operands, &called);
+        let exact = match self.reference.execute(&single, &args) {
+            Ok(Literal::Array(a)) => a,
+            _ => return Inside::Stopped("the reference does not give the map's array".into()),
+        };
+        let mut stepped = 0;
+        let mut result = Inside::Explained;
+        index::for_each_index(got.dimensions(), |i| {
+            if !matches!(result, Inside::Explained) || got.get_bits(i) == exact.get_bits(i) {
+                return;
+            }
+            stepped += 1;
+            if stepped > MAX_MAP_ELEMENTS {
+                result = Inside::Stopped(format!(
+                    "more than {MAX_MAP_ELEMENTS} elements of `{}` differ from the reference",
+                    self.instruction.name
+                ));
+                return;
+            }
+            let scalars: Vec<Literal> = arrays
+                .iter()
+                .map(|a| Literal::Array(ArrayLiteral::scalar_bits(a.element_type(), a.get_bits(i))))
+                .collect();
+            let place = format!(
+                "element {i:?} of `{}`, computation `{f}`",
+                self.instruction.name
+            );
+            result = match self.run(f, &scalars, &place) {
+                Ok(Literal::Array(v)) if v.get_bits(&[]) == got.get_bits(i) => Inside::Explained,
+                Ok(_) => Inside::AtInstruction(format!(
+                    "element {i:?} is not `{f}` of the operands' elements there (seed 004, Map)"
+                )),
+                Err(inside) => inside,
+            };
+        });
+        result
+    }
+}

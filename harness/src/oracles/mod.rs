@@ -1,0 +1,16 @@
+//! The tolerance models that judge a result beyond a per-element ULP budget, one module each,
+//! chosen by the catalog entry (DESIGN.md, "Comparison"; `tolerance.order_set`) or by the
+//! backend's declared capabilities, and dispatched from [`crate::check::check`]:
+//!
+//! - [`order_set`]: `sort` (`order_set: sort-equivalents`): equivalent elements in any order
+//!   when unstable, any permutation when the comparator is not a strict weak order;
+//! - [`scatter_orders`]: `scatter` (`order_set: scatter-updates`): every order of applying
+//!   colliding updates;
+//! - [`subnormals`]: a backend that flushes subnormals (capabilities), one named class.
+//!
+//! The error bound of sums (`tolerance.accumulation`) is computed with the reference's term
+//! counts in `check`, and the condition-number widening in `spec::catalog::conditioning`.
+
+pub mod order_set;
+pub mod scatter_orders;
+pub mod subnormals;
