@@ -113,6 +113,11 @@ pub struct Comparison {
     /// `SubnormalMode::Flush`: see [`crate::oracles::subnormals`]); set aside, not failures.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub flushed_subnormals: u64,
+    /// Elements of an add or subtract that equal the once-rounded `x·y ± z` of the multiply
+    /// feeding it (the backend contracts the pair: see [`crate::oracles::fused`]); set aside, not
+    /// failures.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fused_multiply_adds: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

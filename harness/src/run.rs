@@ -110,6 +110,12 @@ pub struct CellStats {
     pub flushed_subnormals: u64,
     #[serde(default)]
     pub flushing_cases: u64,
+    /// Elements set aside as fused multiply-adds ([`crate::oracles::fused`]), and the cases
+    /// they are in.
+    #[serde(default)]
+    pub fused_multiply_adds: u64,
+    #[serde(default)]
+    pub fusing_cases: u64,
     /// Failures (counted in `fail`) explained by an accepted corpus deviation ([`KnownDeviation`]).
     #[serde(default)]
     pub known: u64,
@@ -648,6 +654,10 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
                 cell.flushed_subnormals += c.flushed_subnormals;
                 cell.flushing_cases += 1;
             }
+            if c.fused_multiply_adds > 0 {
+                cell.fused_multiply_adds += c.fused_multiply_adds;
+                cell.fusing_cases += 1;
+            }
         }
         failed |= !known && matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout);
     }
@@ -763,6 +773,21 @@ pub fn print_summary(
                 "{backend} flushes subnormals: {elements} elements in {cases} cases agree only \
                  with subnormal inputs read as zero or subnormal results flushed to zero (set \
                  aside; the rest of those results checked as usual)"
+            )?;
+        }
+        let (fused, fusing) = summary
+            .cells
+            .iter()
+            .filter(|((_, _, b), _)| b == backend)
+            .fold((0, 0), |(e, n), (_, c)| {
+                (e + c.fused_multiply_adds, n + c.fusing_cases)
+            });
+        if fused > 0 {
+            writeln!(
+                out,
+                "{backend} contracts multiply-add: {fused} elements in {fusing} cases of an add \
+                 or subtract fed by a multiply agree only as the once-rounded x·y ± z (set aside; \
+                 the rest of those results checked as usual)"
             )?;
         }
     }

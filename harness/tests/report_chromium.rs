@@ -67,6 +67,7 @@ fn cmp(
         diffs,
         bound_ratios: vec![],
         flushed_subnormals: 0,
+        fused_multiply_adds: 0,
     }
 }
 

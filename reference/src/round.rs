@@ -181,3 +181,41 @@ mod tests {
         );
     }
 }
+
+/// `a·b + c` computed exactly and rounded once into the format (IEEE 754 fusedMultiplyAdd, with
+/// its signs of zero): what a backend that contracts a multiply and an add into one instruction
+/// gives. `a`, `b`, `c` and the result are bit patterns of `fmt`.
+pub fn fused_multiply_add(fmt: FloatFormat, a: u64, b: u64, c: u64) -> u64 {
+    let (x, y, z) = (decode(fmt, a), decode(fmt, b), decode(fmt, c));
+    let (value, ternary) =
+        Float::with_val_round(fmt.precision(), x.mul_add_ref(&y, &z), Round::Nearest);
+    round_nearest_result(fmt, value, ternary)
+}
+
+#[cfg(test)]
+mod fma_tests {
+    use super::*;
+    use conformance_spec::ElementType;
+
+    #[test]
+    fn fused_multiply_add_rounds_once() {
+        let f = ElementType::F32.float_format().unwrap();
+        let bits = |x: f32| u64::from(x.to_bits());
+        for (a, b, c) in [
+            (0.64309406f32, 0.64309406f32, -1.0f32),
+            (1.0 + f32::EPSILON, 1.0 - f32::EPSILON, -1.0),
+            (3.0, 7.0, 0.5),
+            (-0.0, 5.0, -0.0),
+            (0.0, 5.0, -0.0),
+            (f32::INFINITY, 0.0, 1.0),
+        ] {
+            let got = fused_multiply_add(f, bits(a), bits(b), bits(c)) as u32;
+            let want = a.mul_add(b, c);
+            assert!(
+                got == want.to_bits() || (want.is_nan() && f32::from_bits(got).is_nan()),
+                "{a}*{b}+{c}: {} vs {want}",
+                f32::from_bits(got)
+            );
+        }
+    }
+}

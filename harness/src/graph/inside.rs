@@ -28,8 +28,9 @@ pub const MAX_MAP_ELEMENTS: usize = 256;
 pub(super) enum Inside {
     /// The instruction calls no computation to step into (its own value is at fault).
     NotApplicable,
-    /// Every run is within its budgets and the instruction's value is what they give.
-    Explained,
+    /// Every run is within its budgets and the instruction's value is what they give; the
+    /// elements explained as fused multiply-adds inside.
+    Explained(u64),
     /// An instruction inside a computation is at fault.
     Fault(Box<Fault>, Box<BackendOutcome>),
     /// The computations are explained but the instruction's value is not what they give.
@@ -191,7 +192,7 @@ impl Step<'_> {
 
     /// Runs computation `name` on `args` on the backend and, when the reference disagrees, checks
     /// it as a graph. `Ok(value)` is the backend's value when it is explained.
-    fn run(&self, name: &str, args: &[Literal], place: &str) -> Result<Literal, Inside> {
+    fn run(&self, name: &str, args: &[Literal], place: &str) -> Result<(Literal, u64), Inside> {
         let Some((m, args)) = computation_module(self.module, name, args) else {
             return Err(Inside::Stopped(format!("no computation `{name}`")));
         };
@@ -202,7 +203,7 @@ impl Step<'_> {
             ))
         })?;
         match self.reference.execute(&m, args) {
-            Ok(exact) if exact.logical_eq(&got) => return Ok(got),
+            Ok(exact) if exact.logical_eq(&got) => return Ok((got, 0)),
             Ok(_) => {}
             Err(e) => {
                 return Err(Inside::Stopped(format!(
@@ -224,7 +225,7 @@ impl Step<'_> {
             return Err(Inside::Stopped(format!("{place}: nothing compared")));
         };
         match (o.verdict, g.fault) {
-            (Verdict::Pass, _) => Ok(got),
+            (Verdict::Pass, _) => Ok((got, o.comparison.map_or(0, |c| c.fused_multiply_adds))),
             (_, Some(mut f)) => {
                 f.within.insert(0, place.to_string());
                 if f.scope.is_none() {
@@ -253,10 +254,14 @@ impl Step<'_> {
         let limit = max_while_iterations();
         let mut state = init.clone();
         let mut trip: u64 = 0;
+        let mut contracted = 0;
         loop {
             let place = format!("trip {trip} of `{name}`, condition `{condition}`");
             let go = match self.run(condition, std::slice::from_ref(&state), &place) {
-                Ok(v) => v,
+                Ok((v, n)) => {
+                    contracted += n;
+                    v
+                }
                 Err(inside) => return inside,
             };
             let Some(go) = pred(&go) else {
@@ -272,13 +277,16 @@ impl Step<'_> {
             }
             let place = format!("trip {trip} of `{name}`, body `{body}`");
             state = match self.run(body, std::slice::from_ref(&state), &place) {
-                Ok(v) => v,
+                Ok((v, n)) => {
+                    contracted += n;
+                    v
+                }
                 Err(inside) => return inside,
             };
             trip += 1;
         }
         if state.logical_eq(in_context) {
-            Inside::Explained
+            Inside::Explained(contracted)
         } else {
             Inside::AtInstruction(format!(
                 "the loop's result is not the state its condition and body reach when run one trip at a time ({trip} trips)"
@@ -305,7 +313,7 @@ impl Step<'_> {
             self.instruction.name, branches[b]
         );
         match self.run(branches[b], &operands[b + 1..b + 2], &place) {
-            Ok(v) if v.logical_eq(in_context) => Inside::Explained,
+            Ok((v, n)) if v.logical_eq(in_context) => Inside::Explained(n),
             Ok(_) => Inside::AtInstruction(format!(
                 "its result is not that of branch {b} (`{}`), which the selector chooses (seed 004, Conditional)",
                 branches[b]
@@ -321,7 +329,7 @@ impl Step<'_> {
         };
         let place = format!("`{}`, callee `{callee}`", self.instruction.name);
         match self.run(callee, operands, &place) {
-            Ok(v) if v.logical_eq(in_context) => Inside::Explained,
+            Ok((v, n)) if v.logical_eq(in_context) => Inside::Explained(n),
             Ok(_) => Inside::AtInstruction(format!("its result is not that of `{callee}`")),
             Err(inside) => inside,
         }
@@ -345,9 +353,10 @@ impl Step<'_> {
             _ => return Inside::Stopped("the reference does not give the map's array".into()),
         };
         let mut stepped = 0;
-        let mut result = Inside::Explained;
+        let mut contracted = 0;
+        let mut result = Inside::Explained(0);
         index::for_each_index(got.dimensions(), |i| {
-            if !matches!(result, Inside::Explained) || got.get_bits(i) == exact.get_bits(i) {
+            if !matches!(result, Inside::Explained(_)) || got.get_bits(i) == exact.get_bits(i) {
                 return;
             }
             stepped += 1;
@@ -367,13 +376,19 @@ impl Step<'_> {
                 self.instruction.name
             );
             result = match self.run(f, &scalars, &place) {
-                Ok(Literal::Array(v)) if v.get_bits(&[]) == got.get_bits(i) => Inside::Explained,
+                Ok((Literal::Array(v), n)) if v.get_bits(&[]) == got.get_bits(i) => {
+                    contracted += n;
+                    Inside::Explained(0)
+                }
                 Ok(_) => Inside::AtInstruction(format!(
                     "element {i:?} is not `{f}` of the operands' elements there (seed 004, Map)"
                 )),
                 Err(inside) => inside,
             };
         });
-        result
+        match result {
+            Inside::Explained(_) => Inside::Explained(contracted),
+            other => other,
+        }
     }
 }

@@ -74,8 +74,9 @@ pub struct GraphCheck {
 enum Localized {
     /// This instruction's value is not explained by its operands' values.
     Fault(Fault, Box<BackendOutcome>),
-    /// Every instruction is within its budget.
-    Explained,
+    /// Every instruction is within its budget; the number of elements explained only as fused
+    /// multiply-adds ([`crate::oracles::fused`]).
+    Explained(u64),
     /// Localization stopped here: the reason.
     Stopped(String),
 }
@@ -209,9 +210,12 @@ pub fn check_graph(
                 *o = *at_fault;
                 fault.get_or_insert(f);
             }
-            Localized::Explained => {
+            Localized::Explained(contracted) => {
                 // Every instruction is within its budget: accumulated rounding.
                 o.verdict = Verdict::Pass;
+                if let Some(c) = o.comparison.as_mut() {
+                    c.fused_multiply_adds += contracted;
+                }
             }
             Localized::Stopped(reason) => {
                 unlocalized.get_or_insert(format!("{}: {reason}", o.backend));
@@ -236,6 +240,7 @@ fn localize(
 ) -> Localized {
     let entry = module.entry_computation();
     let mut values: Vec<Option<Literal>> = vec![None; entry.instructions.len()];
+    let mut contracted = 0u64;
     // What a cut-out instruction may call (scatter's update computation, a loop's body, ...).
     let called = called_computations(module);
     for (i, instruction) in entry.instructions.iter().enumerate() {
@@ -307,6 +312,20 @@ fn localize(
         if let Some(outcome) = o.outcomes.into_iter().next() {
             if outcome.verdict == Verdict::Fail {
                 let here = fault_at(catalog, module, instruction, backend);
+                if let Some(n) = contraction(
+                    op,
+                    entry,
+                    instruction,
+                    &values,
+                    &single,
+                    &single_args,
+                    &in_context,
+                    reference,
+                ) {
+                    contracted += n;
+                    values[i] = Some(in_context);
+                    continue;
+                }
                 match inside::explain(
                     catalog,
                     module,
@@ -319,7 +338,7 @@ fn localize(
                     inside::Inside::NotApplicable => {
                         return Localized::Fault(here, Box::new(outcome))
                     }
-                    inside::Inside::Explained => {}
+                    inside::Inside::Explained(n) => contracted += n,
                     inside::Inside::Fault(f, o) => return Localized::Fault(*f, o),
                     inside::Inside::AtInstruction(why) => {
                         return Localized::Fault(here, Box::new(inside::with_reason(outcome, &why)))
@@ -330,7 +349,30 @@ fn localize(
         }
         values[i] = Some(in_context);
     }
-    Localized::Explained
+    Localized::Explained(contracted)
+}
+
+/// When `instruction` is an add or subtract fed by a multiply and its value `in_context` is
+/// within budget once the elements equal to the fused multiply-add are taken as the backend's
+/// ([`crate::oracles::fused`]), the number of such elements; `None` otherwise.
+#[allow(clippy::too_many_arguments)]
+fn contraction(
+    op: &OpEntry,
+    computation: &conformance_spec::hlo::HloComputation,
+    instruction: &HloInstruction,
+    values: &[Option<Literal>],
+    single: &HloModule,
+    single_args: &[Literal],
+    in_context: &Literal,
+    reference: &dyn Backend,
+) -> Option<u64> {
+    let fused = crate::oracles::fused::contracted_values(computation, instruction, values)?;
+    let exact = reference.execute(single, single_args).ok()?;
+    let (exact, got) = (exact.as_array()?, in_context.as_array()?);
+    let (accepted, n) = crate::oracles::fused::accept_contracted(exact, got, &fused);
+    let budget = crate::check::budget(op, accepted.element_type());
+    let c = crate::compare::compare(&Literal::Array(accepted), in_context, &budget, &[]);
+    (n > 0 && c.agrees()).then_some(n)
 }
 
 fn fault_at(

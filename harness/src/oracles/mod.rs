@@ -6,11 +6,14 @@
 //!   when unstable, any permutation when the comparator is not a strict weak order;
 //! - [`scatter_orders`]: `scatter` (`order_set: scatter-updates`): every order of applying
 //!   colliding updates;
-//! - [`subnormals`]: a backend that flushes subnormals (capabilities), one named class.
+//! - [`subnormals`]: a backend that flushes subnormals (capabilities), one named class;
+//! - [`fused`]: a backend that contracts a multiply feeding an add or subtract into one fused
+//!   multiply-add, one named class (applied where a graph is localized, which sees the pair).
 //!
 //! The error bound of sums (`tolerance.accumulation`) is computed with the reference's term
 //! counts in `check`, and the condition-number widening in `spec::catalog::conditioning`.
 
+pub mod fused;
 pub mod order_set;
 pub mod scatter_orders;
 pub mod subnormals;

@@ -468,6 +468,17 @@ fn pair_section(s: &mut String, p: &PairReport, pslug: &str) {
             p.flushing_cases
         );
     }
+    if p.fused_multiply_adds > 0 {
+        let _ = write!(
+            s,
+            "<p class=\"pair-totals\"><b>{} contracts multiply-add</b>: {} elements in {} cases \
+             of an add or subtract fed by a multiply agree only as the once-rounded x·y ± z; they \
+             are set aside, and the rest of those results is checked as usual.</p>",
+            escape(&p.backend),
+            p.fused_multiply_adds,
+            p.fusing_cases
+        );
+    }
     let _ = write!(
         s,
         "<div class=\"matrix-wrap\"><table class=\"matrix\" id=\"matrix-{pslug}\"><thead><tr><th>op</th>"

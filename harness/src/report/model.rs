@@ -238,6 +238,10 @@ pub struct PairReport {
     /// ([`crate::oracles::subnormals`]).
     pub flushed_subnormals: u64,
     pub flushing_cases: u64,
+    /// Elements set aside as fused multiply-adds, and the cases they are in
+    /// ([`crate::oracles::fused`]).
+    pub fused_multiply_adds: u64,
+    pub fusing_cases: u64,
     /// Failures (counted in `verdicts.fail`) explained by accepted deviations of the corpus.
     pub known: u64,
 }
@@ -393,6 +397,10 @@ impl Builder {
             if cmp.flushed_subnormals > 0 {
                 pair.flushed_subnormals += cmp.flushed_subnormals;
                 pair.flushing_cases += 1;
+            }
+            if cmp.fused_multiply_adds > 0 {
+                pair.fused_multiply_adds += cmp.fused_multiply_adds;
+                pair.fusing_cases += 1;
             }
             if !cmp.bound_ratios.is_empty() {
                 let counts = pair

@@ -61,6 +61,7 @@ fn comparison(max_ulps: u64, classes: &[(DiffClass, usize)]) -> Comparison {
             .collect(),
         bound_ratios: vec![],
         flushed_subnormals: 0,
+        fused_multiply_adds: 0,
     }
 }
 
