@@ -3,8 +3,10 @@
 //!
 //! The cases are the sizes the fast backend's criterion benchmarks use (issues 4 and 5):
 //! `dot_f32_256`, `dot_f32_2048` (2·n³ flops), `conv_nchw_8x64x56x56_k64x3x3`, `add_f32_16M`,
-//! `exp_f32_16M`, `tanh_f32_16M`, `reduce_sum_f32_16M`, `transpose_f32_4096` and
-//! `gather_1m_rows_64_f32`. Each is run once to warm up (XLA compiles then; compiled programs are
+//! `exp_f32_16M`, `tanh_f32_16M`, `reduce_sum_f32_16M`, `transpose_f32_4096`,
+//! `gather_1m_rows_64_f32`, and the control-flow family's (issue 15): `sort_f32_1M` (the
+//! comparator `jnp.sort` emits), `sort_kv_f32_s32_1M` (`jnp.argsort`'s key-value sort),
+//! `topk_f32_1024x1024_k8` and `while_1000_small_body`. Each is run once to warm up (XLA compiles then; compiled programs are
 //! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
 //! median is reported.
 //!
@@ -42,7 +44,27 @@ pub const CASES: &[&str] = &[
     "reduce_sum_f32_16M",
     "transpose_f32_4096",
     "gather_1m_rows_64_f32",
+    "sort_f32_1M",
+    "sort_kv_f32_s32_1M",
+    "topk_f32_1024x1024_k8",
+    "while_1000_small_body",
 ];
+
+/// The comparator `jnp.sort` / `jnp.argsort` emit for f32 keys (NaN → +NaN, −0 → +0, then LT in
+/// the total order), over `extra` further operand types (their parameters unused).
+fn jax_comparator(extra: &[&str]) -> String {
+    let mut params = String::new();
+    for (k, t) in extra.iter().enumerate() {
+        params += &format!(
+            "  q{a} = {t}[] parameter({a})\n  q{b} = {t}[] parameter({b})\n",
+            a = 2 + 2 * k,
+            b = 3 + 2 * k
+        );
+    }
+    format!(
+        "cmp {{\n{params}  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  nan = f32[] constant(nan)\n  zero = f32[] constant(0)\n  an = pred[] compare(a, a), direction=NE\n  az = pred[] compare(a, zero), direction=EQ\n  a1 = f32[] select(az, zero, a)\n  a2 = f32[] select(an, nan, a1)\n  bn = pred[] compare(b, b), direction=NE\n  bz = pred[] compare(b, zero), direction=EQ\n  b1 = f32[] select(bz, zero, b)\n  b2 = f32[] select(bn, nan, b1)\n  ROOT lt = pred[] compare(a2, b2), direction=LT, type=TOTALORDER\n}}\n"
+    )
+}
 
 /// Deterministic bits for every element of the parameter's shape: floats uniform in `[lo, hi)`,
 /// integers uniform in `[lo, hi)` (the sweep's [`Rng`] seeded by `seed`).
@@ -137,6 +159,36 @@ pub fn bench_case(name: &str) -> Option<BenchCase> {
             "HloModule g\nENTRY e {\n  t = f32[65536,64] parameter(0)\n  i = s32[1048576,1] parameter(1)\n  ROOT g = f32[1048576,64] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,64}\n}\n",
             &[(-1.0, 1.0), (0.0, 65536.0)],
             "1048576 rows of 64 f32".into(),
+        ),
+        "sort_f32_1M" => case(
+            "sort_f32_1M",
+            &format!(
+                "HloModule s\n{}ENTRY e {{\n  x = f32[1048576] parameter(0)\n  ROOT s = f32[1048576] sort(x), dimensions={{0}}, is_stable=true, to_apply=cmp\n}}\n",
+                jax_comparator(&[])
+            ),
+            &[(-1.0, 1.0)],
+            "1048576 f32 keys (jnp.sort)".into(),
+        ),
+        "sort_kv_f32_s32_1M" => case(
+            "sort_kv_f32_s32_1M",
+            &format!(
+                "HloModule kv\n{}ENTRY e {{\n  x = f32[1048576] parameter(0)\n  i = s32[1048576] parameter(1)\n  ROOT s = (f32[1048576], s32[1048576]) sort(x, i), dimensions={{0}}, is_stable=true, to_apply=cmp\n}}\n",
+                jax_comparator(&["s32"])
+            ),
+            &[(-1.0, 1.0), (0.0, 1048576.0)],
+            "1048576 (f32 key, s32 value) pairs (jnp.argsort)".into(),
+        ),
+        "topk_f32_1024x1024_k8" => case(
+            "topk_f32_1024x1024_k8",
+            "HloModule t\nENTRY e {\n  x = f32[1024,1024] parameter(0)\n  ROOT t = (f32[1024,8], s32[1024,8]) topk(x), k=8, largest=true\n}\n",
+            &[(-1.0, 1.0)],
+            "1024 rows of 1024, k = 8 (lax.top_k)".into(),
+        ),
+        "while_1000_small_body" => case(
+            "while_1000_small_body",
+            "HloModule w\ncond {\n  s = (s32[], f32[16]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(1000)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\nbody {\n  s = (s32[], f32[16]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  x = f32[16] get-tuple-element(s), index=1\n  half = f32[] constant(0.5)\n  h = f32[16] broadcast(half), dimensions={}\n  m = f32[16] multiply(x, h)\n  onef = f32[] constant(1)\n  o = f32[16] broadcast(onef), dimensions={}\n  y = f32[16] add(m, o)\n  ROOT t = (s32[], f32[16]) tuple(j, y)\n}\nENTRY e {\n  x = f32[16] parameter(0)\n  zero = s32[] constant(0)\n  init = (s32[], f32[16]) tuple(zero, x)\n  w = (s32[], f32[16]) while(init), condition=cond, body=body\n  ROOT r = f32[16] get-tuple-element(w), index=1\n}\n",
+            &[(-1.0, 1.0)],
+            "1000 trips of x·0.5 + 1 on f32[16]".into(),
         ),
         _ => return None,
     })

@@ -7,7 +7,7 @@
 //! must agree, and the replay test fails until then. `accepted: true` documents a deviation that
 //! is accepted: the replay must then reproduce the recorded verdict.
 
-use crate::check::{check, Verdict};
+use crate::check::Verdict;
 use crate::compare::DiffClass;
 use crate::executor::Stage;
 use conformance_spec::catalog::Catalog;
@@ -225,7 +225,8 @@ pub fn replay(
         .ok_or_else(|| format!("no catalog entry `{}`", case.op))?;
     let module = case.module()?;
     let args = case.args()?;
-    let outcome = check(op, &module, &args, backends, &Stage::default());
+    let (outcome, _) =
+        crate::graph::check_operation(catalog, op, &module, &args, backends, &Stage::default());
     if let Some(e) = outcome.reference_error {
         return Err(format!("the reference failed: {e}"));
     }

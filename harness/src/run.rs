@@ -501,17 +501,22 @@ fn run_case(
             generator: options.generator.describe(),
             command: record.replay.clone(),
         };
-        // A graph is minimized from its instruction at fault (the graph truncated there).
+        // A graph is minimized from its instruction at fault (the graph truncated there), in
+        // the computation it is in (a loop body, a branch) with the arguments it had there.
+        let (scope, scope_args) = match fault.as_ref().and_then(|f| f.scope.as_deref()) {
+            Some((m, a)) => (m, a.as_slice()),
+            None => (&generated.module, generated.args.as_slice()),
+        };
         let module = match &fault {
             Some(f) => {
-                let entry = generated.module.entry_computation();
+                let entry = scope.entry_computation();
                 match entry
                     .instructions
                     .iter()
                     .position(|i| i.name == f.instruction)
                 {
-                    Some(i) => graph::truncated(&generated.module, i),
-                    None => generated.module.clone(),
+                    Some(i) => graph::truncated(scope, i),
+                    None => scope.clone(),
                 }
             }
             None => generated.module.clone(),
@@ -519,7 +524,7 @@ fn run_case(
         match minimize::minimize_and_save(
             catalog,
             &module,
-            &generated.args,
+            scope_args,
             &refs,
             &record,
             provenance,

@@ -1,6 +1,7 @@
-//! Five realistic bugs planted in a wrapper around the fast backend: each is found by a short
-//! sweep, minimized to a case of at most 2 instructions and 8 input elements, and written as a
-//! corpus file that replays to the same verdict (issue 3, "Done when").
+//! Realistic bugs planted in a wrapper around the fast backend: each is found by a short sweep,
+//! minimized to a case of at most 2 instructions and 8 input elements, and written as a corpus
+//! file that replays to the same verdict (issue 3, "Done when"; the control-flow ones: issue 15,
+//! "Done when").
 
 use conformance::corpus::{self, CorpusCase};
 use conformance::generate::Filters;
@@ -26,6 +27,15 @@ enum Bug {
     TileEdgeS32Add,
     /// `compare` with `direction=GE` computes GT.
     CompareGeAsGt,
+    /// A stable `sort` of several operands swaps the first two adjacent tuples of equal keys in
+    /// each segment: not stable.
+    UnstableStableSort,
+    /// `while` runs one trip too many when its trip count is a multiple of 8.
+    WhileExtraTripMultipleOf8,
+    /// `conditional` runs the first branch, not the last, for an index out of range.
+    ConditionalClampsToFirst,
+    /// `topk` skips values equal to one already taken (it drops ties).
+    TopKDropsTies,
 }
 
 struct Planted {
@@ -41,6 +51,9 @@ impl Backend for Planted {
         self.inner.capabilities()
     }
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        if let Some(out) = control_flow_bug(&self.inner, self.bug, module, args)? {
+            return Ok(out);
+        }
         let out = self.inner.execute(module, args)?;
         let root = module.entry_computation().root_instruction();
         let Literal::Array(mut a) = out else {
@@ -91,6 +104,10 @@ impl Backend for Planted {
                     }
                 }
             }
+            Bug::UnstableStableSort
+            | Bug::WhileExtraTripMultipleOf8
+            | Bug::ConditionalClampsToFirst
+            | Bug::TopKDropsTies => {}
             Bug::CompareGeAsGt => {
                 if root.opcode == Opcode::Compare && root.attr_enum("direction") == Some("GE") {
                     let mut gt = module.clone();
@@ -106,6 +123,184 @@ impl Backend for Planted {
             }
         }
         Ok(Literal::Array(a))
+    }
+}
+
+/// `module` with computation `name` as its entry.
+fn entry_at(module: &HloModule, name: &str) -> HloModule {
+    let mut m = module.clone();
+    m.entry = m
+        .computations
+        .iter()
+        .position(|c| c.name == name.trim_start_matches('%'))
+        .expect("the computation exists");
+    m
+}
+
+/// The value of instruction `i` of the entry on `fast`.
+fn value_of(
+    fast: &Fast,
+    module: &HloModule,
+    i: usize,
+    args: &[Literal],
+) -> Result<Literal, BackendError> {
+    let mut m = module.clone();
+    let e = m.entry;
+    m.computations[e].root = i;
+    fast.execute(&m, args)
+}
+
+/// The control-flow bugs: `Some(result)` when the module's root is the buggy instruction (or a
+/// get-tuple-element of a buggy `while`), `None` to run the module as it is.
+fn control_flow_bug(
+    fast: &Fast,
+    bug: Bug,
+    module: &HloModule,
+    args: &[Literal],
+) -> Result<Option<Literal>, BackendError> {
+    use conformance_spec::hlo::AttrValue;
+    let entry = module.entry_computation();
+    let root = entry.root_instruction();
+    let called = |i: &conformance_spec::hlo::HloInstruction, attr: &str| match i.attribute(attr) {
+        Some(AttrValue::Computation(n)) => n.clone(),
+        _ => String::new(),
+    };
+    match bug {
+        Bug::WhileExtraTripMultipleOf8 => {
+            let (w, index) = match root.opcode {
+                Opcode::While => (root, None),
+                Opcode::GetTupleElement
+                    if entry.instructions[root.operands[0]].opcode == Opcode::While =>
+                {
+                    (
+                        &entry.instructions[root.operands[0]],
+                        root.attr_int("index"),
+                    )
+                }
+                _ => return Ok(None),
+            };
+            let (cond, body) = (
+                entry_at(module, &called(w, "condition")),
+                entry_at(module, &called(w, "body")),
+            );
+            let mut state = value_of(fast, module, w.operands[0], args)?;
+            let mut trips = 0u64;
+            loop {
+                let go = fast.execute(&cond, std::slice::from_ref(&state))?;
+                if go.as_array().is_some_and(|a| a.get_bits(&[]) == 0) {
+                    break;
+                }
+                state = fast.execute(&body, std::slice::from_ref(&state))?;
+                trips += 1;
+            }
+            if trips.is_multiple_of(8) {
+                state = fast.execute(&body, std::slice::from_ref(&state))?;
+            }
+            Ok(Some(match (index, state) {
+                (Some(k), Literal::Tuple(items)) => items[k as usize].clone(),
+                (_, s) => s,
+            }))
+        }
+        Bug::ConditionalClampsToFirst if root.opcode == Opcode::Conditional => {
+            let Some(AttrValue::Computations(branches)) = root.attribute("branch_computations")
+            else {
+                return Ok(None);
+            };
+            let selector = value_of(fast, module, root.operands[0], args)?;
+            let Some(s) = selector.as_array() else {
+                return Ok(None);
+            };
+            let index = s.get_bits(&[]) as u32 as i32;
+            let pred = s.element_type() == conformance_spec::ElementType::Pred;
+            if pred || (0..branches.len() as i32).contains(&index) {
+                return Ok(None);
+            }
+            let operand = value_of(fast, module, root.operands[1], args)?;
+            fast.execute(&entry_at(module, &branches[0]), &[operand])
+                .map(Some)
+        }
+        Bug::TopKDropsTies if root.opcode == Opcode::TopK => {
+            let x = value_of(fast, module, root.operands[0], args)?;
+            let Some(x) = x.as_array() else {
+                return Ok(None);
+            };
+            let ty = x.element_type();
+            let k = root.attr_int("k").unwrap_or(0) as usize;
+            let largest = root.attr_bool("largest").unwrap_or(true);
+            let Literal::Tuple(mut parts) = fast.execute(module, args)? else {
+                return Ok(None);
+            };
+            let dims = x.dimensions().to_vec();
+            let rank = dims.len();
+            for row in conformance_reference::control_flow::sort::segments(&dims, rank - 1) {
+                let bits: Vec<u128> = row.iter().map(|i| x.get_bits(i)).collect();
+                let keys: Vec<i128> = bits
+                    .iter()
+                    .map(|&b| {
+                        conformance_reference::control_flow::topk::order_key(ty, b).unwrap_or(0)
+                    })
+                    .collect();
+                let order =
+                    conformance_reference::control_flow::topk::select(&keys, keys.len(), largest);
+                // Distinct values first, then the rest (ties dropped to the end).
+                let mut taken: Vec<usize> = Vec::new();
+                for &i in &order {
+                    if !taken.iter().any(|&t| bits[t] == bits[i]) {
+                        taken.push(i);
+                    }
+                }
+                for &i in &order {
+                    if !taken.contains(&i) {
+                        taken.push(i);
+                    }
+                }
+                for (p, &from) in taken.iter().take(k).enumerate() {
+                    let mut at = row[p].clone();
+                    at[rank - 1] = p as i64;
+                    if let [Literal::Array(v), Literal::Array(ix)] = &mut parts[..] {
+                        v.set_bits(&at, bits[from]);
+                        ix.set_bits(&at, from as u128);
+                    }
+                }
+            }
+            Ok(Some(Literal::Tuple(parts)))
+        }
+        Bug::UnstableStableSort
+            if root.opcode == Opcode::Sort
+                && root.attr_bool("is_stable") == Some(true)
+                && root.operands.len() > 1 =>
+        {
+            let Literal::Tuple(mut parts) = fast.execute(module, args)? else {
+                return Ok(None);
+            };
+            let dims = parts[0]
+                .as_array()
+                .map(|a| a.dimensions().to_vec())
+                .unwrap_or_default();
+            let d = root.attr_ints("dimensions").map_or(0, |v| v[0] as usize);
+            for segment in conformance_reference::control_flow::sort::segments(&dims, d) {
+                let tuple = |p: usize, parts: &[Literal]| -> Vec<u128> {
+                    parts
+                        .iter()
+                        .map(|l| l.as_array().unwrap().get_bits(&segment[p]))
+                        .collect()
+                };
+                for p in 1..segment.len() {
+                    let (a, b) = (tuple(p - 1, &parts), tuple(p, &parts));
+                    if a[0] == b[0] && a != b {
+                        for (k, l) in parts.iter_mut().enumerate() {
+                            if let Literal::Array(arr) = l {
+                                arr.set_bits(&segment[p - 1], b[k]);
+                                arr.set_bits(&segment[p], a[k]);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            Ok(Some(Literal::Tuple(parts)))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -241,6 +436,41 @@ fn wrong_result_for_one_attribute_value() {
         &["s8", "f32"],
         40,
     );
+}
+
+#[test]
+fn a_stable_sort_that_is_not_stable() {
+    check_bug(
+        Bug::UnstableStableSort,
+        &["sort"],
+        &["s32", "f32", "u8"],
+        200,
+    );
+}
+
+#[test]
+fn a_loop_one_trip_too_long_when_the_trip_count_is_a_multiple_of_8() {
+    check_bug(
+        Bug::WhileExtraTripMultipleOf8,
+        &["while"],
+        &["f32", "s32"],
+        60,
+    );
+}
+
+#[test]
+fn an_index_out_of_range_runs_the_first_branch() {
+    check_bug(
+        Bug::ConditionalClampsToFirst,
+        &["conditional"],
+        &["f32", "s8"],
+        60,
+    );
+}
+
+#[test]
+fn top_k_that_drops_ties() {
+    check_bug(Bug::TopKDropsTies, &["topk"], &["f32", "s32"], 60);
 }
 
 /// In a multi-operation graph the 1-ULP multiply bug is localized to a multiply instruction, and

@@ -13,6 +13,12 @@
 //!    for every root, data movement included.
 //! 5. **Narrower type**: f64 → f32 → bf16/f16, c128 → c64, s64 → s32 → s16 → s8 (u likewise),
 //!    values rounded, where the operation accepts the type.
+//!
+//! Roots that take or give tuples or call computations (control flow, sort, topk) go through
+//! [`structured`] instead: the cut keeps tuples, and shapes shrink together with the called
+//! computations (a loop's trip count and a branch index shrink as values).
+
+mod structured;
 
 use crate::check::{check, Verdict};
 use crate::compare::DiffClass;
@@ -99,7 +105,22 @@ impl Oracle<'_> {
         if conformance_spec::shape_inference::verify_module(module).is_err() {
             return false;
         }
-        let outcome = check(self.op, module, args, &self.backends, &Stage::default());
+        // Control flow is judged as the sweep judges it (trip by trip, see
+        // `graph::check_operation`).
+        let outcome = match conformance_spec::catalog::shared() {
+            Some(catalog) => {
+                crate::graph::check_operation(
+                    catalog,
+                    self.op,
+                    module,
+                    args,
+                    &self.backends,
+                    &Stage::default(),
+                )
+                .0
+            }
+            None => check(self.op, module, args, &self.backends, &Stage::default()),
+        };
         if outcome.reference_error.is_some() {
             return false;
         }
@@ -256,6 +277,31 @@ pub fn minimize(
         return Err("the case does not show the disagreement".into());
     }
     let (mut best_module, mut best_args) = (module.clone(), args.to_vec());
+    let root = module.entry_computation().root_instruction();
+    if matches!(
+        root.opcode,
+        Opcode::While
+            | Opcode::Conditional
+            | Opcode::Call
+            | Opcode::Map
+            | Opcode::Sort
+            | Opcode::TopK
+            | Opcode::OptimizationBarrier
+    ) {
+        if let Some(operands) = root_values(module, args, backends[0]) {
+            let s =
+                structured::Structured::new(root.clone(), operands, called_computations(module));
+            let (m, a) = s.build();
+            if oracle.fails(&m, &a) {
+                let (module, args) = structured::minimize(&mut oracle, s).build();
+                return Ok(Minimized {
+                    module,
+                    args,
+                    attempts: oracle.attempts,
+                });
+            }
+        }
+    }
     // 1. Cut: the root over parameters holding the reference's operand values.
     let mut flat = None;
     if let Some(operands) = crate::check::root_operands(module, args, backends[0]) {
@@ -396,6 +442,23 @@ fn simplify_values(oracle: &mut Oracle, flat: &mut Flat, keep: &mut Keep) {
             }
         }
     }
+}
+
+/// The reference's values of the root's operands (any shapes), `None` when one fails.
+fn root_values(
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+) -> Option<Vec<Literal>> {
+    let root = module.entry_computation().root_instruction();
+    root.operands
+        .iter()
+        .map(|&o| {
+            let mut sub = module.clone();
+            sub.computations[module.entry].root = o;
+            reference.execute(&sub, args).ok()
+        })
+        .collect()
 }
 
 /// The bits of 0 or 1 in `ty`.
