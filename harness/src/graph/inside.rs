@@ -108,49 +108,7 @@ pub fn computation_module(
         return Some((m, args.to_vec()));
     }
     let callee = m.entry_computation();
-    let mut instructions: Vec<HloInstruction> = Vec::new();
-    let mut leaves: Vec<Literal> = Vec::new();
-    fn rebuild(
-        value: &Literal,
-        instructions: &mut Vec<HloInstruction>,
-        leaves: &mut Vec<Literal>,
-    ) -> usize {
-        let blank = |name: String, opcode: Opcode, shape, operands| HloInstruction {
-            name,
-            opcode,
-            shape,
-            operands,
-            parameter_number: None,
-            literal: None,
-            attributes: vec![],
-        };
-        match value {
-            Literal::Tuple(items) => {
-                let operands = items
-                    .iter()
-                    .map(|v| rebuild(v, instructions, leaves))
-                    .collect();
-                let name = format!("stepped.tuple.{}", instructions.len());
-                instructions.push(blank(name, Opcode::Tuple, value.shape(), operands));
-            }
-            leaf => {
-                let mut p = blank(
-                    format!("stepped.arg.{}", leaves.len()),
-                    Opcode::Parameter,
-                    leaf.shape(),
-                    vec![],
-                );
-                p.parameter_number = Some(leaves.len() as i64);
-                leaves.push(leaf.clone());
-                instructions.push(p);
-            }
-        }
-        instructions.len() - 1
-    }
-    let operands: Vec<usize> = args
-        .iter()
-        .map(|a| rebuild(a, &mut instructions, &mut leaves))
-        .collect();
+    let (mut instructions, leaves, operands) = crate::minimize::structured::parameters_of(args);
     instructions.push(HloInstruction {
         name: "stepped.call".into(),
         opcode: Opcode::Call,

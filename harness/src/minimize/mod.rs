@@ -18,7 +18,7 @@
 //! [`structured`] instead: the cut keeps tuples, and shapes shrink together with the called
 //! computations (a loop's trip count and a branch index shrink as values).
 
-mod structured;
+pub mod structured;
 
 use crate::check::{check, Verdict};
 use crate::compare::DiffClass;
@@ -209,48 +209,14 @@ pub fn single_op_module_in(
 }
 
 /// As [`single_op_module_in`], for operands of any shape (tuples: a `while`'s state, a
-/// conditional's branch operands).
+/// conditional's branch operands), tuple operands rebuilt from array parameters
+/// ([`structured::parameters_of`]).
 pub fn single_op_module_of(
     root: &HloInstruction,
     operands: &[Literal],
     computations: &[HloComputation],
 ) -> (HloModule, Vec<Literal>) {
-    let mut instructions: Vec<HloInstruction> = operands
-        .iter()
-        .enumerate()
-        .map(|(k, a)| HloInstruction {
-            name: format!("p{k}"),
-            opcode: Opcode::Parameter,
-            shape: a.shape(),
-            operands: vec![],
-            parameter_number: Some(k as i64),
-            literal: None,
-            attributes: vec![],
-        })
-        .collect();
-    let mut root = root.clone();
-    root.name = "r".into();
-    root.operands = (0..operands.len()).collect();
-    instructions.push(root);
-    let n = instructions.len() - 1;
-    let mut all = computations.to_vec();
-    all.push(HloComputation {
-        name: "main".into(),
-        instructions,
-        root: n,
-    });
-    let module = HloModule {
-        name: "minimized".into(),
-        header_attributes: vec![],
-        entry: all.len() - 1,
-        computations: all,
-    };
-    let module = if computations.is_empty() {
-        module
-    } else {
-        conformance_spec::hlo::transform::with_root(&module, n)
-    };
-    (module, operands.to_vec())
+    structured::Structured::new(root.clone(), operands.to_vec(), computations.to_vec()).build()
 }
 
 /// Minimizes `module`/`args` while `target` persists. `backends[0]` is the reference;

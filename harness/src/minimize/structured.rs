@@ -44,54 +44,7 @@ impl Structured {
     /// The module: one parameter per array leaf of the operands (depth-first), `tuple`s
     /// rebuilding tuple operands, then the root; and its arguments.
     pub(super) fn build(&self) -> (HloModule, Vec<Literal>) {
-        let mut instructions: Vec<HloInstruction> = Vec::new();
-        let mut args: Vec<Literal> = Vec::new();
-        fn plain(
-            name: String,
-            opcode: Opcode,
-            shape: Shape,
-            operands: Vec<usize>,
-        ) -> HloInstruction {
-            HloInstruction {
-                name,
-                opcode,
-                shape,
-                operands,
-                parameter_number: None,
-                literal: None,
-                attributes: vec![],
-            }
-        }
-        fn leaf(
-            value: &Literal,
-            instructions: &mut Vec<HloInstruction>,
-            args: &mut Vec<Literal>,
-        ) -> usize {
-            match value {
-                Literal::Tuple(items) => {
-                    let operands = items.iter().map(|v| leaf(v, instructions, args)).collect();
-                    let name = format!("t{}", instructions.len());
-                    instructions.push(plain(name, Opcode::Tuple, value.shape(), operands));
-                }
-                v => {
-                    let mut p = plain(
-                        format!("p{}", args.len()),
-                        Opcode::Parameter,
-                        v.shape(),
-                        vec![],
-                    );
-                    p.parameter_number = Some(args.len() as i64);
-                    args.push(v.clone());
-                    instructions.push(p);
-                }
-            }
-            instructions.len() - 1
-        }
-        let operands: Vec<usize> = self
-            .operands
-            .iter()
-            .map(|v| leaf(v, &mut instructions, &mut args))
-            .collect();
+        let (mut instructions, args, operands) = parameters_of(&self.operands);
         let mut root = self.root.clone();
         root.name = "r".into();
         root.operands = operands;
@@ -145,6 +98,55 @@ impl Structured {
         c.operands = self.operands.iter().map(|o| go(o, &mut k, f)).collect();
         c
     }
+}
+
+/// Instructions that take `values` as arguments: one `parameter` per array leaf (depth-first,
+/// named `pK`), and `tuple`s rebuilding each tuple value (a worker process takes arrays only,
+/// docs/protocol.md); the arguments (the leaves), and the instruction giving each value.
+pub fn parameters_of(values: &[Literal]) -> (Vec<HloInstruction>, Vec<Literal>, Vec<usize>) {
+    fn plain(name: String, opcode: Opcode, shape: Shape, operands: Vec<usize>) -> HloInstruction {
+        HloInstruction {
+            name,
+            opcode,
+            shape,
+            operands,
+            parameter_number: None,
+            literal: None,
+            attributes: vec![],
+        }
+    }
+    fn leaf(
+        value: &Literal,
+        instructions: &mut Vec<HloInstruction>,
+        args: &mut Vec<Literal>,
+    ) -> usize {
+        match value {
+            Literal::Tuple(items) => {
+                let operands = items.iter().map(|v| leaf(v, instructions, args)).collect();
+                let name = format!("t{}", instructions.len());
+                instructions.push(plain(name, Opcode::Tuple, value.shape(), operands));
+            }
+            v => {
+                let mut p = plain(
+                    format!("p{}", args.len()),
+                    Opcode::Parameter,
+                    v.shape(),
+                    vec![],
+                );
+                p.parameter_number = Some(args.len() as i64);
+                args.push(v.clone());
+                instructions.push(p);
+            }
+        }
+        instructions.len() - 1
+    }
+    let mut instructions = Vec::new();
+    let mut args = Vec::new();
+    let operands = values
+        .iter()
+        .map(|v| leaf(v, &mut instructions, &mut args))
+        .collect();
+    (instructions, args, operands)
 }
 
 /// Runs the steps on `s` while `oracle` still fails; returns the smallest case found.

@@ -61,25 +61,6 @@ fn root_position(hlo: &str) -> (usize, usize) {
     (1, 1)
 }
 
-/// The 1-based (line, column) where the instruction `name` is defined (`[ROOT] [%]name = ...`).
-fn instruction_position(hlo: &str, name: &str) -> Option<(usize, usize)> {
-    for (n, line) in hlo.lines().enumerate() {
-        let trimmed = line.trim_start();
-        let body = trimmed
-            .strip_prefix("ROOT ")
-            .unwrap_or(trimmed)
-            .trim_start();
-        let body = body.strip_prefix('%').unwrap_or(body);
-        if body
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-        {
-            return Some((n + 1, line.chars().count() - trimmed.chars().count() + 1));
-        }
-    }
-    None
-}
-
 fn enum_attr<'a>(instr: &'a HloInstruction, name: &str) -> Option<&'a str> {
     match instr.attribute(name)? {
         AttrValue::Enum(s) | AttrValue::Raw(s) => Some(s.as_str()),
@@ -107,7 +88,7 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
         let (line, column) = e
             .instruction
             .as_deref()
-            .and_then(|name| instruction_position(&ex.hlo, name))
+            .and_then(|name| crate::hlo::instruction_position(&ex.hlo, None, name, ""))
             .unwrap_or((1, 1));
         out.push(problem(
             Place::Hlo(line, column),

@@ -37,16 +37,16 @@ pub use parser::{parse_literal, parse_module, parse_shape};
 pub use printer::{write_values, InstructionInComputation};
 
 /// Where instruction `name` of computation `computation` is defined in HLO `text`: the 1-based
-/// line and column of its opcode (`add` in `%x = f32[] add(a, b)`), or of its name when the
-/// opcode is not found on that line. The search starts at the computation's header
-/// (`[ENTRY] [%]computation {`) when there is one. `None` when the name is not defined in the text.
+/// line and column of its opcode (`add` in `%x = f32[] add(a, b)`), or of the line's start when
+/// `opcode` is empty or not found on that line. The search starts at the computation's header
+/// (`[ENTRY] [%]computation {`) when one is named and found, else at the top. `None` when the name is not defined in the text.
 pub fn instruction_position(
     text: &str,
-    computation: &str,
+    computation: Option<&str>,
     name: &str,
     opcode: &str,
 ) -> Option<(usize, usize)> {
-    let header = |line: &str| {
+    let header = |line: &str, computation: &str| {
         let t = line.trim_start();
         let t = t.strip_prefix("ENTRY ").unwrap_or(t).trim_start();
         let t = t.strip_prefix('%').unwrap_or(t);
@@ -55,7 +55,9 @@ pub fn instruction_position(
         })
     };
     let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| header(l)).unwrap_or(0);
+    let start = computation
+        .and_then(|c| lines.iter().position(|l| header(l, c)))
+        .unwrap_or(0);
     for (n, line) in lines.iter().enumerate().skip(start) {
         let trimmed = line.trim_start();
         let body = trimmed
@@ -69,8 +71,9 @@ pub fn instruction_position(
         {
             let indent = line.chars().count() - trimmed.chars().count();
             let after_eq = line.find('=').unwrap_or(0);
-            let column = line[after_eq..]
-                .find(&format!(" {opcode}("))
+            let column = (!opcode.is_empty())
+                .then(|| line[after_eq..].find(&format!(" {opcode}(")))
+                .flatten()
                 .map(|k| line[..after_eq + k + 1].chars().count() + 1)
                 .unwrap_or(indent + 1);
             return Some((n + 1, column));
@@ -85,15 +88,15 @@ mod position_tests {
     fn instruction_position_finds_the_opcode_in_its_computation() {
         let text = "HloModule m\n\nbody {\n  x = f32[] parameter(0)\n  ROOT y = f32[] fft(x), fft_type=FFT\n}\n\nENTRY main {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n";
         assert_eq!(
-            super::instruction_position(text, "body", "y", "fft"),
+            super::instruction_position(text, Some("body"), "y", "fft"),
             Some((5, 18))
         );
         assert_eq!(
-            super::instruction_position(text, "main", "y", "negate"),
+            super::instruction_position(text, Some("main"), "y", "negate"),
             Some((10, 18))
         );
         assert_eq!(
-            super::instruction_position(text, "main", "z", "negate"),
+            super::instruction_position(text, Some("main"), "z", "negate"),
             None
         );
     }

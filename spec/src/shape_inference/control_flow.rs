@@ -32,18 +32,8 @@ fn is_scalar_of(s: &Shape, t: ElementType) -> bool {
 /// dimensions; `f` takes N scalars of the operands' element types and returns a scalar of type S;
 /// the result is S with the operands' dimensions.
 pub(super) fn map(r: &Rules, context: &InferenceContext) -> Result<Shape, ShapeInferenceError> {
-    if r.operands.is_empty() {
-        return Err(ShapeInferenceError::OperandCount {
-            opcode: r.opcode,
-            expected: "at least 1",
-            got: 0,
-        });
-    }
-    let arrays = array_operands(r)?;
+    let arrays = equal_arrays(r)?;
     let first = arrays[0];
-    for (i, a) in arrays.iter().enumerate().skip(1) {
-        r.same_dimensions(first, a, "operand 0", &format!("operand {i}"))?;
-    }
     let all: Vec<i64> = (0..first.rank() as i64).collect();
     if let Some(d) = r.attr("dimensions") {
         let ok = matches!(d, crate::hlo::AttrValue::Ints(v) if *v == all);
@@ -211,18 +201,8 @@ pub(super) fn while_loop(
 /// comparator takes 2·N scalars (parameters 2k and 2k+1 of operand k's element type) and returns
 /// `pred[]`; the result is the operand (N = 1) or a tuple of the N operands' shapes.
 pub(super) fn sort(r: &Rules, context: &InferenceContext) -> Result<Shape, ShapeInferenceError> {
-    if r.operands.is_empty() {
-        return Err(ShapeInferenceError::OperandCount {
-            opcode: r.opcode,
-            expected: "at least 1",
-            got: 0,
-        });
-    }
-    let arrays = array_operands(r)?;
+    let arrays = equal_arrays(r)?;
     let first = arrays[0];
-    for (i, a) in arrays.iter().enumerate().skip(1) {
-        r.same_dimensions(first, a, "operand 0", &format!("operand {i}"))?;
-    }
     let rank = first.rank() as i64;
     let d = match r.attr("dimensions") {
         None => rank - 1,
@@ -309,6 +289,22 @@ pub(super) fn topk(r: &Rules) -> Result<Shape, ShapeInferenceError> {
 pub(super) fn optimization_barrier(r: &Rules) -> Result<Shape, ShapeInferenceError> {
     let [x] = r.exactly::<1>("1")?;
     Ok(x.clone())
+}
+
+/// One or more array operands of equal dimensions (element types may differ).
+fn equal_arrays<'a>(r: &Rules<'a>) -> Result<Vec<&'a ArrayShape>, ShapeInferenceError> {
+    if r.operands.is_empty() {
+        return Err(ShapeInferenceError::OperandCount {
+            opcode: r.opcode,
+            expected: "at least 1",
+            got: 0,
+        });
+    }
+    let arrays = array_operands(r)?;
+    for (i, a) in arrays.iter().enumerate().skip(1) {
+        r.same_dimensions(arrays[0], a, "operand 0", &format!("operand {i}"))?;
+    }
+    Ok(arrays)
 }
 
 fn array_operands<'a>(r: &Rules<'a>) -> Result<Vec<&'a ArrayShape>, ShapeInferenceError> {
