@@ -204,7 +204,8 @@ fn replay_runs_corpus_files_and_jax_dumps() {
             && out.matches("fast: Pass").count() == 2,
         "{out}"
     );
-    // A root no catalog entry describes is refused with exit 2, naming the file and instruction.
+    // An instruction the reference cannot run is refused with exit 2, naming the file:line:col of
+    // its opcode and the instruction.
     let opaque = temp("opaque.hlo");
     std::fs::write(
         &opaque,
@@ -215,7 +216,7 @@ fn replay_runs_corpus_files_and_jax_dumps() {
     let (code, _, err) = conformance(&["replay", opaque.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("opaque.hlo") && err.contains("no catalog entry describes `c`"),
+        err.contains("opaque.hlo:5:19: unsupported: `custom-call` (instruction `c`"),
         "{err}"
     );
 }

@@ -6,7 +6,8 @@
 //! integer types (exact on any backend) are run and compared with the reference element for
 //! element, the catalog's worked examples give their expected outputs on XLA (dimension numbers,
 //! windows, padding, ...), and so do hand-written modules for the operations the generators do
-//! not produce (call, while, conditional, sort, map, opt-barrier).
+//! not produce (call, while, conditional, sort, map, opt-barrier); `topk` in both directions on
+//! special values gives the reference's results bit for bit.
 //!
 //! Known differences of XLA's own (not of the printing) are listed with their reasons:
 //! [`KNOWN_XLA_REJECTIONS`], [`KNOWN_XLA_DIFFERENCES`].
@@ -259,7 +260,22 @@ fn generated_modules(catalog: &Catalog) -> Vec<Generated> {
 /// although they are valid HLO and print faithfully. A `bitcast-convert` between complex types
 /// of different widths (c128[n] ↔ c64[n,2]) fails in XLA's StableHLO import, or aborts the
 /// process in its `BitcastDtypesExpander`.
+///
+/// Dynamic shapes: XLA's StableHLO import takes at most one bounded dimension per tensor, and its
+/// dynamic padder rejects a reshape of a dynamic size-1 dimension in the middle; both are XLA
+/// limitations on valid bounded-dynamic HLO (docs/protocol.md: why sweeps do not send dynamic
+/// modules to workers).
 const KNOWN_XLA_REJECTIONS: &[(&str, &str, &str)] = &[
+    (
+        "get-dimension-size",
+        "pred",
+        "single bounded dimension tensor",
+    ),
+    (
+        "get-dimension-size",
+        "f8e4m3fn",
+        "Dynamic degenerated dimension that's not most-minor nor most-major",
+    ),
     (
         "bitcast-convert-complex->c64",
         "c128",
@@ -271,6 +287,12 @@ const KNOWN_XLA_REJECTIONS: &[(&str, &str, &str)] = &[
         "the compiler process died",
     ),
 ];
+
+/// (row, element type) of generated modules whose results differ where our generator reads past
+/// a runtime size: it marks a dimension dynamic only where the runtime size is below the bound,
+/// while XLA's dynamism is a static property of the program, and the values past a runtime size
+/// are XLA's own (the open design change docs/protocol.md describes).
+const KNOWN_DYNAMIC_DIFFERENCES: &[(&str, &str)] = &[("set-dimension-size", "u8")];
 
 #[test]
 fn every_generated_module_compiles_with_xla() {
@@ -338,7 +360,9 @@ fn every_generated_module_compiles_with_xla() {
         let budget = conformance::check::budget(op, ty);
         let allowances = conformance::check::element_allowances(op, &g.module, &g.args, &Reference);
         let c = compare(&expected, &got, &budget, &allowances);
-        if !c.agrees() {
+        if !c.agrees() && KNOWN_DYNAMIC_DIFFERENCES.contains(&(g.row.as_str(), g.dtype.as_str())) {
+            known += 1;
+        } else if !c.agrees() {
             let first: Vec<String> = c.diffs.iter().take(3).map(|d| d.to_string()).collect();
             differ.push(format!(
                 "{} {}: {}\n{}\n{text}",
@@ -679,4 +703,87 @@ fn control_flow_and_region_operations_run_on_xla() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `topk` in both directions prints to programs whose results on XLA are the reference's, bit
+/// for bit (values and indices): total order with NaNs of both signs and payloads, ±0, ±inf,
+/// subnormals and ties, on floats of several widths and on integers, k from 0 to the whole row.
+/// `largest=true` is JAX's `chlo.top_k`; `largest=false` the stable total-order sort XLA
+/// decomposes the instruction into.
+#[test]
+fn topk_runs_on_xla_as_the_reference_computes() {
+    // (element type, one row of 12 values: ties, signed zeros, extremes; NaNs where the type has
+    // them). The second row is the first reversed, so ties meet in the other order.
+    let rows: &[(&str, &str)] = &[
+        (
+            "f32",
+            "nan, -nan, -0, 0, 1e-45, -1e-45, 1, -1, inf, -inf, 0, nan(0x1)",
+        ),
+        (
+            "f64",
+            "nan(0x5), -nan, -0, 0, 5e-324, -5e-324, 2.5, -1, inf, -inf, 2.5, 0",
+        ),
+        // Ordinary values only: XLA sorts bf16 and f8 as f32 and converts back, and a NaN's
+        // payload may not survive that (a deviation of XLA's own, not of the printing).
+        (
+            "bf16",
+            "-0, 0, 9.2e-41, -9.2e-41, 1, -1, inf, -inf, 0, 1, -3, 2",
+        ),
+        (
+            "f8e4m3fn",
+            "-0, 0, 0.001953125, -0.001953125, 1, -1, 448, -448, 0, 1, -3, 2",
+        ),
+        ("s8", "-128, 127, 0, -1, 1, 0, 5, -5, 127, -128, 3, 3"),
+        ("u16", "0, 65535, 1, 0, 32768, 32767, 7, 7, 65535, 2, 3, 0"),
+        (
+            "s64",
+            "-9223372036854775808, 9223372036854775807, 0, -1, 1, 0, 5, -5, 4, 4, 3, 3",
+        ),
+    ];
+    let mut jobs = Vec::new();
+    for (ty, row) in rows {
+        let mut reversed: Vec<&str> = row.split(", ").collect();
+        reversed.reverse();
+        let input = format!("{ty}[2,12] {{{{{row}}}, {{{}}}}}", reversed.join(", "));
+        let args = vec![parse_literal(&input).unwrap_or_else(|e| panic!("{input}: {e}"))];
+        for k in [0, 1, 5, 12] {
+            for largest in [true, false] {
+                let hlo = format!(
+                    "HloModule topk
+ENTRY e {{
+  x = {ty}[2,12]{{0,1}} parameter(0)
+  ROOT t = ({ty}[2,{k}], s32[2,{k}]) topk(x), k={k}, largest={largest}
+}}"
+                );
+                let module = parse_module(&hlo).unwrap_or_else(|e| panic!("{hlo}: {e}"));
+                let text = print_stablehlo(&module).unwrap_or_else(|e| panic!("{hlo}: {e}"));
+                let expected = conformance_spec::Backend::execute(&Reference, &module, &args)
+                    .unwrap_or_else(|e| panic!("{hlo}: reference: {e}"));
+                jobs.push((hlo, text, args.clone(), expected));
+            }
+        }
+    }
+    let replies = compile_all(
+        jobs.iter()
+            .map(|(_, text, args, _)| execute_request(text, args))
+            .collect(),
+    );
+    let mut failures = Vec::new();
+    for ((hlo, text, _, expected), reply) in jobs.iter().zip(&replies) {
+        if reply["ok"] != serde_json::Value::Bool(true) {
+            failures.push(format!("{hlo}: {}\n{text}", reply["error"]));
+            continue;
+        }
+        let leaves = reply["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .map(output_literal);
+        match rebuild(&expected.shape(), &mut leaves.into_iter()) {
+            Some(got) if got.logical_eq(expected) => {}
+            got => failures.push(format!("{hlo}\nexpected {expected}, got {got:?}\n{text}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_eq!(jobs.len(), 7 * 4 * 2);
 }

@@ -7,6 +7,7 @@
 
 use super::types::{dense_constant, symbol, tensor_type};
 use super::{operand, At, Emitter, Value, R};
+use crate::element_type::ElementType;
 use crate::hlo::ir::{AttrValue, HloInstruction, Opcode};
 use crate::literal::Literal;
 
@@ -47,9 +48,11 @@ fn literal_value(e: &mut Emitter, instr: &HloInstruction, literal: &Literal) -> 
 /// Writes `tuple`, `get-tuple-element`, `copy` (the identity: layouts are not part of
 /// StableHLO), `call` (`func.call` of the callee's private function, arguments and results
 /// flattened to leaves), `while` (`stablehlo.while` over the leaves of the loop state, condition
-/// and body as regions), `conditional` (`stablehlo.if` for a predicate, `stablehlo.case` for a
-/// branch index — both run the last branch for an out-of-range index, as HLO — each branch's
-/// parameter bound to its operand) and `opt-barrier` (`stablehlo.optimization_barrier`).
+/// and body as regions), `conditional` (`stablehlo.if` for a predicate, whether the branches are
+/// `true_computation`/`false_computation` or two `branch_computations` — true runs the first, as
+/// in XLA — and `stablehlo.case` for an s32 branch index, which runs the last branch when out of
+/// range, as HLO; each branch's parameter bound to its operand) and `opt-barrier`
+/// (`stablehlo.optimization_barrier`).
 ///
 /// Errors: an element index out of range, a `get-tuple-element` of an array, operand counts
 /// that do not fit, missing or unknown called computations.
@@ -108,7 +111,20 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
         }
         Opcode::Conditional => {
             let selector = operand(instr, ops, 0)?;
+            let by_pred = at.operand_shape(0)?.element_type == ElementType::Pred;
             let (name, branches): (&str, Vec<&str>) = match instr.attribute("branch_computations") {
+                // A pred selector over two branches (XLA stores every conditional this way):
+                // true runs branch 0, false branch 1, which is `stablehlo.if`; `stablehlo.case`
+                // takes an i32 index only.
+                Some(AttrValue::Computations(cs)) if by_pred => {
+                    if cs.len() != 2 {
+                        return Err(at.error(format!(
+                            "a pred selector chooses between 2 branches, not {}",
+                            cs.len()
+                        )));
+                    }
+                    ("stablehlo.if", cs.iter().map(String::as_str).collect())
+                }
                 Some(AttrValue::Computations(cs)) => {
                     ("stablehlo.case", cs.iter().map(String::as_str).collect())
                 }
@@ -258,6 +274,35 @@ ENTRY e {
       "stablehlo.return"(%arg0) : (tensor<2xf32>) -> ()
     }) : (tensor<i1>) -> tensor<2xf32>
     "func.return"(%12) : (tensor<2xf32>) -> ()
+"#;
+        assert!(text.contains(expected), "{expected}\nnot in\n{text}");
+    }
+
+    #[test]
+    fn a_pred_selector_over_branch_computations_is_an_if() {
+        let text = print(
+            "HloModule m
+b0 {
+  x = s8[2] parameter(0)
+  ROOT n = s8[2] negate(x)
+}
+b1 {
+  x = s8[2] parameter(0)
+  ROOT c = s8[2] add(x, x)
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  a = s8[2] parameter(1)
+  ROOT c = s8[2] conditional(p, a, a), branch_computations={b0, b1}
+}",
+        );
+        let expected = r#"    %2 = "stablehlo.if"(%arg0) ({
+      %0 = "stablehlo.negate"(%arg1) : (tensor<2xi8>) -> tensor<2xi8>
+      "stablehlo.return"(%0) : (tensor<2xi8>) -> ()
+    }, {
+      %1 = "stablehlo.add"(%arg1, %arg1) : (tensor<2xi8>, tensor<2xi8>) -> tensor<2xi8>
+      "stablehlo.return"(%1) : (tensor<2xi8>) -> ()
+    }) : (tensor<i1>) -> tensor<2xi8>
 "#;
         assert!(text.contains(expected), "{expected}\nnot in\n{text}");
     }

@@ -5,9 +5,10 @@
 //! the entry computation as `func.func public @main`, computations reached through `call` as
 //! private functions. Computations that StableHLO wants as regions (the `to_apply` of reduce,
 //! reduce-window, scatter, sort and map; select-and-scatter's `select` and `scatter`; while and
-//! conditional bodies) are inlined as regions. Operations are written in MLIR's *generic* syntax
-//! (`%3 = "stablehlo.add"(%1, %2) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>`), which is
-//! mechanical and unambiguous.
+//! conditional bodies) are inlined as regions; XLA's `topk` is `chlo.top_k` (`largest=true`) or
+//! the stable sort and slices XLA itself decomposes it into (`largest=false`). Operations are
+//! written in MLIR's *generic* syntax (`%3 = "stablehlo.add"(%1, %2) : (tensor<2xf32>,
+//! tensor<2xf32>) -> tensor<2xf32>`), which is mechanical and unambiguous.
 //!
 //! What is written, instruction by instruction:
 //! - types are logical and row-major (StableHLO types have no layout): `copy` is the identity,
@@ -412,6 +413,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | SelectAndScatter
                 | Sort
                 | Map
+                | TopK
                 | Compare
                 | ReducePrecision
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
@@ -432,7 +434,9 @@ impl<'p, 'm> Emitter<'p, 'm> {
             | GetDimensionSize | SetDimensionSize => movement::emit(self, at, ops),
             DynamicSlice | DynamicUpdateSlice | Gather | Scatter => indexing::emit(self, at, ops),
             Dot | Convolution => contraction::emit(self, at, ops),
-            Reduce | ReduceWindow | SelectAndScatter | Sort | Map => regions::emit(self, at, ops),
+            Reduce | ReduceWindow | SelectAndScatter | Sort | Map | TopK => {
+                regions::emit(self, at, ops)
+            }
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -658,6 +662,7 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         SelectAndScatter => &["window", "select", "scatter"],
         Sort => &["dimensions", "is_stable", "to_apply"],
         Map => &["dimensions", "to_apply"],
+        TopK => &["k", "largest"],
         Call => &["to_apply"],
         While => &["condition", "body"],
         Conditional => &[

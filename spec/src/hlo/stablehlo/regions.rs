@@ -1,12 +1,15 @@
 //! Operations whose called computations StableHLO takes as regions (seed 004: Reduce,
 //! ReduceWindow, SelectAndScatter, Sort, Map). The HLO computation is written inline as the
 //! region, its parameters as the block's arguments (scalars, in HLO's order: accumulators then
-//! elements for reductions, `lhs_k, rhs_k` pairs for sort comparators).
+//! elements for reductions, `lhs_k, rhs_k` pairs for sort comparators). XLA's `topk` is here too:
+//! it is a sort, and one of its two forms is written as one.
 
-use super::types::{i64_array, padding};
-use super::{array_operands, At, Emitter, Value, R};
+use super::types::{element_type, i64_array, leaf_types, padding, tensor_type};
+use super::{array_operands, At, Emitter, Leaf, Value, R};
+use crate::element_type::{ElementType, TypeKind};
 use crate::hlo::contraction_numbers::Window;
 use crate::hlo::ir::Opcode;
+use crate::shape::ArrayShape;
 
 /// Writes a reduction, windowed reduction, select-and-scatter, sort or map:
 /// - `reduce(x.., init..), dimensions={..}, to_apply=%f` → `stablehlo.reduce` (variadic: N
@@ -17,7 +20,8 @@ use crate::hlo::ir::Opcode;
 /// - `select-and-scatter(x, source, init), window={..}, select=%s, scatter=%t` →
 ///   `stablehlo.select_and_scatter` with `window_dimensions`, `window_strides`, `padding`;
 /// - `sort(x..), dimensions={d}, is_stable=.., to_apply=%cmp` → `stablehlo.sort`;
-/// - `map(x..), dimensions={..}, to_apply=%f` → `stablehlo.map`.
+/// - `map(x..), dimensions={..}, to_apply=%f` → `stablehlo.map`;
+/// - `topk(x), k=K, largest=..` → see [`topk`].
 ///
 /// Errors: operand counts that do not fit, a window whose rank differs from the operand's, a
 /// window with `rhs_reversal` (reduce-window) or dilations (select-and-scatter), which the
@@ -25,6 +29,12 @@ use crate::hlo::ir::Opcode;
 pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
     let instr = at.instr;
     let operands = array_operands(instr, ops)?;
+    if instr.opcode == Opcode::TopK {
+        return match operands[..] {
+            [x] => topk(e, at, x),
+            _ => Err(at.error(format!("expects 1 operand, found {}", operands.len()))),
+        };
+    }
     let window = || -> R<Window> {
         let w = Window::from_instruction(instr).map_err(|r| at.error(r))?;
         let rank = at.operand_shape(0)?.rank();
@@ -167,6 +177,151 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
         }
         op => Err(at.error(format!("`{op}` is not a region-taking opcode"))),
     }
+}
+
+/// Writes `topk(x), k=K, largest=L` (XLA HloTopKInstruction: along the last dimension, the K
+/// largest elements in descending order, or the K smallest in ascending order, each with its s32
+/// index; floats in seed 004's total order, equal elements by the lower index first):
+/// - `largest=true` (HLO's default) → `chlo.top_k` with `k`, as JAX lowers `lax.top_k`; XLA
+///   turns it back into the HLO `topk` instruction;
+/// - `largest=false` → what XLA's own TopkDecomposer makes of that instruction, since CHLO's
+///   top_k has no `largest`: a stable `stablehlo.sort` of `(x, iota)` along the last dimension
+///   whose comparator is `compare(x_lhs, x_rhs), LT` in total order for floats (TOTALORDER:
+///   −NaN < −inf < … < −0 < +0 < … < +inf < +NaN, subnormals as themselves; SIGNED or UNSIGNED
+///   for integers), then the first K of both sorted arrays (`stablehlo.slice`). The stable sort
+///   keeps equal keys in index order, which is the tie rule.
+///
+/// Errors: a rank-0 or dynamic operand, a missing or out-of-range `k`, an element type without
+/// an order (pred, complex), a result that is not `(T[..., K], s32[..., K])`.
+fn topk(e: &mut Emitter, at: At, x: &Leaf) -> R<Value> {
+    let instr = at.instr;
+    let shape = at.operand_shape(0)?;
+    let rank = shape.rank();
+    let Some(&n) = shape.dimensions.last() else {
+        return Err(at.error("topk needs an operand of rank 1 or more"));
+    };
+    if shape.dynamic_dimensions.iter().any(|&d| d) {
+        return Err(at.error(format!(
+            "topk of the dynamic shape {shape} has no StableHLO form here"
+        )));
+    }
+    let k = instr
+        .attr_int("k")
+        .ok_or_else(|| at.error("missing `k=`"))?;
+    if !(0..=n).contains(&k) {
+        return Err(at.error(format!("k={k} is outside 0..={n}")));
+    }
+    let compare_type = match shape.element_type.kind() {
+        TypeKind::Float => "TOTALORDER",
+        TypeKind::SignedInteger => "SIGNED",
+        TypeKind::UnsignedInteger => "UNSIGNED",
+        TypeKind::Pred | TypeKind::Complex => {
+            return Err(at.error(format!(
+                "topk orders real numbers; {} has no order",
+                shape.element_type
+            )))
+        }
+    };
+    let mut out_dims = shape.dimensions.clone();
+    *out_dims.last_mut().expect("rank ≥ 1") = k;
+    let expected = [
+        tensor_type(&ArrayShape::new(shape.element_type, out_dims.clone())),
+        tensor_type(&ArrayShape::new(ElementType::S32, out_dims.clone())),
+    ];
+    if leaf_types(&instr.shape).map_err(|r| at.error(r))? != expected {
+        return Err(at.error(format!(
+            "the result {} is not ({}, {})",
+            instr.shape, expected[0], expected[1]
+        )));
+    }
+    if instr.attr_bool("largest").unwrap_or(true) {
+        return e.op_shaped(
+            instr,
+            "chlo.top_k",
+            &[x],
+            &[("k", format!("{k} : i64"))],
+            &[],
+        );
+    }
+    let last = rank as i64 - 1;
+    let index_type = tensor_type(&ArrayShape::new(ElementType::S32, shape.dimensions.clone()));
+    let iota = e.op(
+        "stablehlo.iota",
+        &[],
+        &[("iota_dimension", format!("{last} : i64"))],
+        &[],
+        std::slice::from_ref(&index_type),
+    );
+    // The comparator region: block arguments (x_lhs, x_rhs, i_lhs, i_rhs), the keys compared.
+    let outer = std::mem::take(&mut e.lines);
+    let scalar = format!("tensor<{}>", element_type(shape.element_type));
+    let args: Vec<Leaf> = [&scalar, &scalar, "tensor<i32>", "tensor<i32>"]
+        .into_iter()
+        .map(|ty| Leaf {
+            name: format!("%{}", e.fresh()),
+            ty: ty.to_string(),
+        })
+        .collect();
+    let less = e.op(
+        "stablehlo.compare",
+        &[&args[0], &args[1]],
+        &[
+            (
+                "comparison_direction",
+                "#stablehlo<comparison_direction LT>".to_string(),
+            ),
+            (
+                "compare_type",
+                format!("#stablehlo<comparison_type {compare_type}>"),
+            ),
+        ],
+        &[],
+        &["tensor<i1>".to_string()],
+    );
+    e.terminator("stablehlo.return", &[&less[0]]);
+    let body = std::mem::replace(&mut e.lines, outer);
+    let header: Vec<String> = args
+        .iter()
+        .map(|a| format!("{}: {}", a.name, a.ty))
+        .collect();
+    let mut region = format!("{{\n^bb0({}):\n", header.join(", "));
+    for line in &body {
+        region.push_str(&super::indent(line, "  "));
+    }
+    region.push('}');
+    let sorted = e.op(
+        "stablehlo.sort",
+        &[x, &iota[0]],
+        &[
+            ("dimension", format!("{last} : i64")),
+            ("is_stable", "true".to_string()),
+        ],
+        &[region],
+        &[x.ty.clone(), index_type],
+    );
+    let zeros = vec![0; rank];
+    let ones = vec![1; rank];
+    let leaves = sorted
+        .iter()
+        .zip(&expected)
+        .map(|(s, ty)| {
+            Value::Leaf(
+                e.op(
+                    "stablehlo.slice",
+                    &[s],
+                    &[
+                        ("start_indices", i64_array(&zeros)),
+                        ("limit_indices", i64_array(&out_dims)),
+                        ("strides", i64_array(&ones)),
+                    ],
+                    &[],
+                    std::slice::from_ref(ty),
+                )
+                .remove(0),
+            )
+        })
+        .collect();
+    Ok(Value::Tuple(leaves))
 }
 
 #[cfg(test)]
