@@ -123,6 +123,8 @@ pub fn truncated(module: &HloModule, i: usize) -> HloModule {
 struct Recorded<'a> {
     name: &'a str,
     value: Literal,
+    /// The recorded backend's subnormal mode (a flushing backend's values are judged as such).
+    subnormals: SubnormalMode,
 }
 
 impl Backend for Recorded<'_> {
@@ -134,7 +136,7 @@ impl Backend for Recorded<'_> {
             opcodes: vec![],
             element_types: vec![],
             any_layout: true,
-            subnormals: SubnormalMode::Preserve,
+            subnormals: self.subnormals,
         }
     }
     fn execute(&self, _: &HloModule, _: &[Literal]) -> Result<Literal, BackendError> {
@@ -301,6 +303,7 @@ fn localize(
         let recorded = Recorded {
             name: backend.name(),
             value: in_context.clone(),
+            subnormals: backend.capabilities().subnormals,
         };
         let o = check(
             op,

@@ -103,39 +103,47 @@ fn rematch(
         let reference = read(&exp);
         let backend = read(&gp);
         let exact = |t: &[u128]| t.to_vec();
-        let accepted =
-            match accepted_segment(&comparator, stable, &input, &reference, &backend, &exact)? {
-                Some(s) => Some(s),
-                None if flushing => {
-                    let flush = |t: &[u128]| -> Vec<u128> {
-                        t.iter()
-                            .zip(&types)
-                            .map(|(&b, &ty)| flush_element(ty, b))
-                            .collect()
-                    };
-                    // The reference's order under the flushing comparator.
-                    let order = stable_order(input.len(), &mut |i, j| {
-                        comparator.less(&flush(&input[i]), &flush(&input[j]))
-                    })?;
-                    let flushed_reference: Vec<Vec<u128>> =
-                        order.iter().map(|&k| input[k].clone()).collect();
-                    let s = accepted_segment(
-                        &comparator,
-                        stable,
-                        &input,
-                        &flushed_reference,
-                        &backend,
-                        &flush,
-                    )?;
-                    if s.as_ref()
-                        .is_some_and(|s| *s == backend && backend != reference)
-                    {
-                        flushed += (segment.len() * operands.len()) as u64;
-                    }
-                    s
+        let accepted = match accepted_segment(
+            &comparator,
+            &types,
+            stable,
+            &input,
+            &reference,
+            &backend,
+            &exact,
+        )? {
+            Some(s) => Some(s),
+            None if flushing => {
+                let flush = |t: &[u128]| -> Vec<u128> {
+                    t.iter()
+                        .zip(&types)
+                        .map(|(&b, &ty)| flush_element(ty, b))
+                        .collect()
+                };
+                // The reference's order under the flushing comparator.
+                let order = stable_order(input.len(), &mut |i, j| {
+                    comparator.less(&flush(&input[i]), &flush(&input[j]))
+                })?;
+                let flushed_reference: Vec<Vec<u128>> =
+                    order.iter().map(|&k| input[k].clone()).collect();
+                let s = accepted_segment(
+                    &comparator,
+                    &types,
+                    stable,
+                    &input,
+                    &flushed_reference,
+                    &backend,
+                    &flush,
+                )?;
+                if s.as_ref()
+                    .is_some_and(|s| *s == backend && backend != reference)
+                {
+                    flushed += (segment.len() * operands.len()) as u64;
                 }
-                None => None,
-            };
+                s
+            }
+            None => None,
+        };
         if let Some(tuples) = accepted {
             for (p, index) in segment.iter().enumerate() {
                 for (k, a) in out.iter_mut().enumerate() {
@@ -155,8 +163,10 @@ fn rematch(
 /// The accepted segment nearest to `backend`'s: the backend's own when the semantics accept it,
 /// else `None` (the caller keeps the reference's). `reference` is the reference's stable order
 /// of `input` under the comparator applied to `view` of each tuple.
+#[allow(clippy::too_many_arguments)]
 fn accepted_segment(
     comparator: &Comparator,
+    types: &[ElementType],
     stable: bool,
     input: &[Vec<u128>],
     reference: &[Vec<u128>],
@@ -169,7 +179,7 @@ fn accepted_segment(
     let less = |a: &[u128], b: &[u128]| comparator.less(&view(a), &view(b));
     if !is_strict_weak_order(reference, &less)? {
         // Implementation-defined order: any permutation of the input tuples.
-        return Ok(is_permutation(input, backend).then(|| backend.to_vec()));
+        return Ok(is_permutation(input, backend, types).then(|| backend.to_vec()));
     }
     if stable {
         return Ok(None);
@@ -185,7 +195,7 @@ fn accepted_segment(
         {
             end += 1;
         }
-        if !is_permutation(&reference[start..end], &backend[start..end]) {
+        if !is_permutation(&reference[start..end], &backend[start..end], types) {
             return Ok(None);
         }
         start = end;
@@ -235,13 +245,28 @@ fn is_strict_weak_order(sorted: &[Vec<u128>], less: &Less) -> Result<bool, Backe
     Ok(true)
 }
 
-/// Whether `b` holds the same tuples as `a` (as a multiset).
-fn is_permutation(a: &[Vec<u128>], b: &[Vec<u128>]) -> bool {
+/// Whether `b` holds the same tuples as `a` (as a multiset), NaNs of one sign matching whatever
+/// their payload (a backend that changes a NaN's payload is shown as such, class `nan`, by the
+/// comparison that follows, not as a tuple out of place).
+fn is_permutation(a: &[Vec<u128>], b: &[Vec<u128>], types: &[ElementType]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let mut x = a.to_vec();
-    let mut y = b.to_vec();
+    let canonical = |t: &Vec<u128>| -> Vec<u128> {
+        t.iter()
+            .zip(types)
+            .map(
+                |(&bits, &ty)| match ty.float_format().filter(|_| ty.is_float()) {
+                    Some(f) if f.classify(bits as u64) == conformance_spec::FloatClass::Nan => {
+                        u128::from(f.sign_bit(bits as u64)) | (1 << 127)
+                    }
+                    _ => bits,
+                },
+            )
+            .collect()
+    };
+    let mut x: Vec<Vec<u128>> = a.iter().map(canonical).collect();
+    let mut y: Vec<Vec<u128>> = b.iter().map(canonical).collect();
     x.sort_unstable();
     y.sort_unstable();
     x == y
