@@ -128,7 +128,9 @@ pub fn check(
     let budget = budget(op, ty);
     let allowances = element_allowances(op, module, args, *reference);
     let order_operands = match op.tolerance.order_set {
-        Some(OrderSet::SortEquivalents) => root_operands(module, args, *reference),
+        Some(OrderSet::SortEquivalents | OrderSet::TopkNanOrder) => {
+            root_operands(module, args, *reference)
+        }
         _ => None,
     };
     let outcomes = rest
@@ -158,6 +160,15 @@ pub fn check(
                                 module, &refs, &expected, &got, flushing,
                             )
                         }
+                        (Some(operands), Some(OrderSet::TopkNanOrder)) => (
+                            crate::oracles::order_set::nearest_topk(
+                                module,
+                                &operands[0],
+                                &expected,
+                                &got,
+                            ),
+                            0,
+                        ),
                         _ => (expected.clone(), 0),
                     };
                     let expected = &near;

@@ -173,6 +173,80 @@ fn accepted_segment(
     backend: &[Vec<u128>],
     view: &dyn Fn(&[u128]) -> Vec<u128>,
 ) -> Result<Option<Vec<Vec<u128>>>, BackendError> {
+    if let Some(s) = accepted_ordered(comparator, types, stable, input, reference, backend, view)? {
+        return Ok(Some(s));
+    }
+    // Where NaNs stand in the order is left to the implementation (as for `compare` in the
+    // total order: the catalog's `totalorder-nan-order`): the tuples holding a NaN may stand
+    // anywhere, their bits unchanged; the others must be ordered among themselves.
+    let has_nan = |t: &Vec<u128>| t.iter().zip(types).any(|(&b, &ty)| is_nan(ty, b));
+    if !input.iter().any(has_nan) {
+        return Ok(None);
+    }
+    let split = |v: &[Vec<u128>]| -> (Vec<Vec<u128>>, Vec<Vec<u128>>) {
+        v.iter().cloned().partition(|t| has_nan(t))
+    };
+    let (_, backend_rest) = split(backend);
+    let (input_nans, input_rest) = split(input);
+    let (_, reference_rest) = split(reference);
+    // Each tuple of the backend's that holds a NaN is matched to an input tuple equal to it with
+    // every NaN taken as any NaN; the expected tuple is the input's, so a NaN whose sign or
+    // payload changed still shows (class `nan`).
+    let any_nan = |t: &Vec<u128>| -> Vec<u128> {
+        t.iter()
+            .zip(types)
+            .map(|(&b, &ty)| if is_nan(ty, b) { u128::MAX } else { b })
+            .collect()
+    };
+    let mut unmatched: Vec<Option<&Vec<u128>>> = input_nans.iter().map(Some).collect();
+    let mut result = Vec::with_capacity(backend.len());
+    for t in backend {
+        if !has_nan(t) {
+            result.push(t.clone());
+            continue;
+        }
+        let key = any_nan(t);
+        let Some(slot) = unmatched
+            .iter_mut()
+            .find(|u| u.is_some_and(|u| any_nan(u) == key))
+        else {
+            return Ok(None);
+        };
+        result.push(slot.take().expect("found unmatched").clone());
+    }
+    if unmatched.iter().any(Option::is_some) {
+        return Ok(None);
+    }
+    let rest = accepted_ordered(
+        comparator,
+        types,
+        stable,
+        &input_rest,
+        &reference_rest,
+        &backend_rest,
+        view,
+    )?;
+    Ok(rest.map(|_| result))
+}
+
+/// Whether `bits` of `ty` is a NaN.
+fn is_nan(ty: ElementType, bits: u128) -> bool {
+    ty.float_format()
+        .filter(|_| ty.is_float())
+        .is_some_and(|f| f.classify(bits as u64) == conformance_spec::FloatClass::Nan)
+}
+
+/// [`accepted_segment`] without the freedom of NaN places.
+#[allow(clippy::too_many_arguments)]
+fn accepted_ordered(
+    comparator: &Comparator,
+    types: &[ElementType],
+    stable: bool,
+    input: &[Vec<u128>],
+    reference: &[Vec<u128>],
+    backend: &[Vec<u128>],
+    view: &dyn Fn(&[u128]) -> Vec<u128>,
+) -> Result<Option<Vec<Vec<u128>>>, BackendError> {
     if backend == reference {
         return Ok(Some(backend.to_vec()));
     }
@@ -272,6 +346,90 @@ fn is_permutation(a: &[Vec<u128>], b: &[Vec<u128>], types: &[ElementType]) -> bo
     x == y
 }
 
+/// The member of the root topk's result set nearest to `got` (catalog `order_set:
+/// topk-nan-order`): per row, `got`'s indices with the operand's elements there when every
+/// (value, index) pair is the operand's element at that index (a NaN's payload aside), the
+/// indices differ, and the elements that are not NaN are the first ones of the
+/// row in topk's order (seed 004's total order, ties to the lower index), in that order; NaNs
+/// may stand anywhere (their place in the order is left to the implementation). Otherwise the
+/// reference's row. `operand` is the topk's operand value.
+pub fn nearest_topk(
+    module: &HloModule,
+    operand: &ArrayLiteral,
+    expected: &Literal,
+    got: &Literal,
+) -> Literal {
+    use conformance_reference::control_flow::topk::{order_key, select};
+    let root = module.entry_computation().root_instruction();
+    let (Some(exp), Some(gp)) = (parts(expected), parts(got)) else {
+        return expected.clone();
+    };
+    if root.opcode != Opcode::TopK
+        || exp.len() != 2
+        || gp.len() != 2
+        || gp[0].dimensions() != exp[0].dimensions()
+        || gp[1].element_type() != ElementType::S32
+        || gp[0].element_type() != exp[0].element_type()
+    {
+        return expected.clone();
+    }
+    let largest = root.attr_bool("largest").unwrap_or(true);
+    let ty = operand.element_type();
+    let dims = operand.dimensions().to_vec();
+    let rank = dims.len();
+    let k = exp[0].dimensions().last().copied().unwrap_or(0) as usize;
+    let mut out: Vec<ArrayLiteral> = exp.iter().map(|a| (*a).clone()).collect();
+    for row in segments(&dims, rank - 1) {
+        let bits: Vec<u128> = row.iter().map(|i| operand.get_bits(i)).collect();
+        let at = |p: usize| {
+            let mut i = row[0].clone();
+            i[rank - 1] = p as i64;
+            i
+        };
+        let values: Vec<u128> = (0..k).map(|p| gp[0].get_bits(&at(p))).collect();
+        let indices: Vec<i64> = (0..k)
+            .map(|p| gp[1].get_bits(&at(p)) as u32 as i32 as i64)
+            .collect();
+        let pairs_ok = indices.iter().zip(&values).all(|(&i, &v)| {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| bits.get(i))
+                // A NaN's payload may have changed: the comparison shows that as class `nan`.
+                .is_some_and(|&b| b == v || (is_nan(ty, b) && is_nan(ty, v)))
+        });
+        let mut distinct = indices.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if !pairs_ok || distinct.len() != indices.len() {
+            continue;
+        }
+        // The row's elements that are not NaN, in topk's order.
+        let rest: Vec<usize> = (0..bits.len()).filter(|&i| !is_nan(ty, bits[i])).collect();
+        let keys: Vec<i128> = rest
+            .iter()
+            .map(|&i| order_key(ty, bits[i]).unwrap_or(0))
+            .collect();
+        let order: Vec<usize> = select(&keys, keys.len(), largest)
+            .into_iter()
+            .map(|j| rest[j])
+            .collect();
+        let chosen: Vec<usize> = indices
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| !is_nan(ty, bits[i]))
+            .collect();
+        if order[..chosen.len().min(order.len())] != chosen[..] {
+            continue;
+        }
+        // The operand's own bits at the chosen indices: a changed NaN payload stays visible.
+        for (p, &i) in indices.iter().enumerate() {
+            out[0].set_bits(&at(p), bits[i as usize]);
+            out[1].set_bits(&at(p), i as u32 as u128);
+        }
+    }
+    Literal::Tuple(out.into_iter().map(Literal::Array).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +513,47 @@ ENTRY main {{
         let lost = lit("(f32[6] {3, 2, nan, 2, 1, 1}, s32[6] {3, 0, 1, 5, 2, 2})");
         let (near, _) = nearest_sort(&m, &refs, &reference_result, &lost, false);
         assert!(near.logical_eq(&reference_result));
+    }
+
+    #[test]
+    fn nans_may_stand_anywhere_but_the_rest_stays_ordered() {
+        let total = "ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER";
+        let input = lit("(f32[5] {2, nan, 1, -nan, 0}, s32[5] {0, 1, 2, 3, 4})");
+        let m = parse_module(
+            &module(total, true)
+                .to_string()
+                .replace("f32[6]", "f32[5]")
+                .replace("s32[6]", "s32[5]"),
+        )
+        .unwrap();
+        let ins = arrays(&input);
+        let refs: Vec<&ArrayLiteral> = ins.iter().collect();
+        let expected = lit("(f32[5] {-nan, 0, 1, 2, nan}, s32[5] {3, 4, 2, 0, 1})");
+        let nans_first = lit("(f32[5] {nan, -nan, 0, 1, 2}, s32[5] {1, 3, 4, 2, 0})");
+        let (near, _) = nearest_sort(&m, &refs, &expected, &nans_first, false);
+        assert!(near.logical_eq(&nans_first), "{near}");
+        let disordered = lit("(f32[5] {nan, -nan, 1, 0, 2}, s32[5] {1, 3, 2, 4, 0})");
+        let (near, _) = nearest_sort(&m, &refs, &expected, &disordered, false);
+        assert!(near.logical_eq(&expected));
+    }
+
+    #[test]
+    fn topk_takes_nans_anywhere_and_the_rest_in_order() {
+        let m = parse_module(
+            "HloModule t\nENTRY main {\n  x = f32[5]{0} parameter(0)\n  ROOT r = (f32[3]{0}, s32[3]{0}) topk(x), k=3, largest=true\n}",
+        )
+        .unwrap();
+        let x = lit("f32[5] {1, nan, 3, 3, 0}");
+        let expected = lit("(f32[3] {nan, 3, 3}, s32[3] {1, 2, 3})");
+        let nan_last = lit("(f32[3] {3, 3, 1}, s32[3] {2, 3, 0})");
+        let near = nearest_topk(&m, x.as_array().unwrap(), &expected, &nan_last);
+        assert!(near.logical_eq(&nan_last), "{near}");
+        let ties_dropped = lit("(f32[3] {nan, 3, 1}, s32[3] {1, 2, 0})");
+        let near = nearest_topk(&m, x.as_array().unwrap(), &expected, &ties_dropped);
+        assert!(near.logical_eq(&expected));
+        let wrong_index = lit("(f32[3] {nan, 3, 3}, s32[3] {1, 3, 2})");
+        let near = nearest_topk(&m, x.as_array().unwrap(), &expected, &wrong_index);
+        assert!(near.logical_eq(&expected));
     }
 
     #[test]

@@ -335,8 +335,13 @@ pub enum OrderSet {
     /// `sort` (seed 004, Sort): with `is_stable=false` the elements the comparator finds
     /// equivalent (neither less than the other) may come in any order among themselves; when the
     /// comparator is not a strict weak order on the data, any permutation of the input tuples is
-    /// accepted (implementation-defined).
+    /// accepted (implementation-defined); tuples holding a NaN may stand anywhere (where NaNs go
+    /// in an order is left to the implementation, as for `compare` in the total order).
     SortEquivalents,
+    /// `topk`: the place of NaNs in the order is left to the implementation (as for `compare`
+    /// in the total order); the elements that are not NaN must be the first of their row in
+    /// order, ties to the lower index.
+    TopkNanOrder,
 }
 
 /// The error bound of a floating-point sum of `n` terms (products, or reduced elements and the
