@@ -388,9 +388,18 @@ fn capabilities() {
     }
     assert!(c.opcodes.contains(&Opcode::Dot));
     assert!(!c.opcodes.contains(&Opcode::Cholesky));
+    for op in [
+        Opcode::While,
+        Opcode::Conditional,
+        Opcode::Sort,
+        Opcode::TopK,
+    ] {
+        assert!(c.opcodes.contains(&op), "{op}");
+    }
     // 48 element-wise, 5 structural (parameter, constant, tuple, get-tuple-element, call), 15
-    // data-movement and 5 contraction opcodes.
-    assert_eq!(c.opcodes.len(), 48 + 5 + 15 + 5);
+    // data-movement, 5 contraction and 6 control-flow opcodes (while, conditional, map, sort,
+    // topk, opt-barrier).
+    assert_eq!(c.opcodes.len(), 48 + 5 + 15 + 5 + 6);
 }
 
 #[test]
