@@ -160,15 +160,13 @@ pub fn check(
                                 module, &refs, &expected, &got, flushing,
                             )
                         }
-                        (Some(operands), Some(OrderSet::TopkNanOrder)) => (
-                            crate::oracles::order_set::nearest_topk(
-                                module,
-                                &operands[0],
-                                &expected,
-                                &got,
+                        (Some(operands), Some(OrderSet::TopkNanOrder)) => match operands.first() {
+                            Some(x) => (
+                                crate::oracles::order_set::nearest_topk(module, x, &expected, &got),
+                                0,
                             ),
-                            0,
-                        ),
+                            None => (expected.clone(), 0),
+                        },
                         _ => (expected.clone(), 0),
                     };
                     let expected = &near;

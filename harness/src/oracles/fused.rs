@@ -35,7 +35,14 @@ pub fn contracted_values(
         if multiply.opcode != Opcode::Multiply {
             continue;
         }
-        let (x, y) = (value(multiply.operands[0])?, value(multiply.operands[1])?);
+        // A malformed instruction (wrong operand count) has no contraction to offer.
+        let (&[xi, yi], &[_, _]) = (
+            multiply.operands.as_slice(),
+            instruction.operands.as_slice(),
+        ) else {
+            return None;
+        };
+        let (x, y) = (value(xi)?, value(yi)?);
         let z = value(instruction.operands[1 - k])?;
         if [x, y, z]
             .iter()

@@ -377,6 +377,9 @@ pub fn nearest_topk(
     let ty = operand.element_type();
     let dims = operand.dimensions().to_vec();
     let rank = dims.len();
+    if rank == 0 {
+        return expected.clone();
+    }
     let k = exp[0].dimensions().last().copied().unwrap_or(0) as usize;
     let mut out: Vec<ArrayLiteral> = exp.iter().map(|a| (*a).clone()).collect();
     for row in segments(&dims, rank - 1) {
