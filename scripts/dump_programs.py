@@ -398,6 +398,20 @@ def _cumsum():
     return (lambda a, b: (jnp.cumsum(a), jnp.cumsum(b, axis=1))), (a, b)
 
 
+@program("optimization_barrier",
+         "lax.optimization_barrier over a tuple (x * 2, x + 1) of f32[16], then their difference: "
+         "out0 f32[16]",
+         ["opt-barrier"])
+def _optimization_barrier():
+    x = np.linspace(-4.0, 4.0, 16, dtype=np.float32)
+
+    def f(x):
+        a, b = lax.optimization_barrier((x * 2.0, x + 1.0))
+        return a - b
+
+    return f, (x,)
+
+
 # --- random numbers -------------------------------------------------------------------------------
 
 
