@@ -17,34 +17,13 @@
 //! `CLOCK_THREAD_CPUTIME_ID`): a per-core figure that other processes barely disturb (they still
 //! share the L3 cache and memory bandwidth).
 
+mod common;
+use common::{module, values};
 use conformance_fast::Fast;
-use conformance_spec::hlo::parse_module;
-use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::{ArrayShape, Backend, ElementType, HloModule, Literal};
+use conformance_spec::{Backend, HloModule, Literal};
 use criterion::{criterion_group, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
-
-/// A row-major f32 literal of `dims` with values in [-1, 1) from a 64-bit LCG.
-fn values(dims: &[i64], seed: u64) -> Literal {
-    let n: i64 = dims.iter().product();
-    let mut s = seed;
-    let v: Vec<f64> = (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
-        })
-        .collect();
-    ArrayLiteral::from_f64s(ArrayShape::new(ElementType::F32, dims.to_vec()), &v)
-        .expect("sized")
-        .into()
-}
-
-fn module(text: &str) -> HloModule {
-    parse_module(text).expect("bench module parses")
-}
 
 /// The four workloads: name, module, arguments, work units per call (flops or bytes), unit.
 fn workloads() -> Vec<(String, HloModule, Vec<Literal>, f64, &'static str)> {

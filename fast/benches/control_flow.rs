@@ -14,33 +14,12 @@
 //! same machine at the same time: jnp.sort 346 ms, the (f32, s32) num_keys=1 sort 488 ms,
 //! lax.top_k 5.8 ms, the while loop 0.03 ms (compiled).
 
+mod common;
+use common::{module, values};
 use conformance_fast::Fast;
-use conformance_spec::hlo::parse_module;
-use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::{ArrayShape, Backend, ElementType, HloModule, Literal};
+use conformance_spec::{Backend, HloModule, Literal};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-
-/// A row-major f32 literal of `dims` with values in [-1, 1) from a 64-bit LCG.
-fn values(dims: &[i64], seed: u64) -> Literal {
-    let n: i64 = dims.iter().product();
-    let mut s = seed;
-    let v: Vec<f64> = (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
-        })
-        .collect();
-    ArrayLiteral::from_f64s(ArrayShape::new(ElementType::F32, dims.to_vec()), &v)
-        .expect("sized")
-        .into()
-}
-
-fn module(text: &str) -> HloModule {
-    parse_module(text).expect("bench module parses")
-}
 
 const N: i64 = 1 << 20;
 
