@@ -4,7 +4,7 @@
 //!   `jnp.argsort` / `lax.sort(..., num_keys=1)` (NaN and zero canonicalization, TOTALORDER LT);
 //! - `topk_f32_1024x1024_k8`: `topk` of `f32[1024,1024]`, k=8, largest;
 //! - `while_1000_small_body`: 1000 trips of a body that increments an s32 counter and computes
-//!   `x = x * 0.5 + 1` on `f32[16]` (the cost of a trip: two interpreted calls).
+//!   `x = x * 0.5 + 1` on `f32[16]` (a compiled loop: four kernels and a buffer swap a trip).
 //!
 //! Values are uniform in [-1, 1) from a 64-bit LCG.
 //!
@@ -13,6 +13,10 @@
 //! 53-65 ms, topk 4.8 ms, while 4.3 ms (4.3 µs a trip). XLA's CPU backend through jaxlib on the
 //! same machine at the same time: jnp.sort 346 ms, the (f32, s32) num_keys=1 sort 488 ms,
 //! lax.top_k 5.8 ms, the while loop 0.03 ms (compiled).
+//!
+//! With compiled loops (`control_flow::loop_plan`), on an idle guest (AMD EPYC Zen 3, AVX2):
+//! while_1000_small_body 34 µs (5 µs building the plan and running the entry, 29 ns a trip),
+//! against 3.7 ms interpreted.
 
 mod common;
 use common::{module, values};

@@ -31,7 +31,10 @@ pub(crate) fn execute(
     module: &HloModule,
     args: &[Literal],
 ) -> Result<Literal, BackendError> {
-    let exec = Exec::new(fast.parallel_threshold());
+    let exec = Exec {
+        compiled_loops: fast.compiled_loops(),
+        ..Exec::new(fast.parallel_threshold())
+    };
     let entry = module.computations.get(module.entry).ok_or_else(|| {
         BackendError::Invalid(format!(
             "entry computation index {} out of range ({} computations)",
@@ -348,12 +351,16 @@ fn eval_instruction<'a>(
             )));
         }
         let call = |c: &'a HloComputation, a: Vec<Value<'a>>| run(module, c, a, exec, depth + 1);
+        let eval = |i: &'a HloInstruction, a: Vec<Value<'a>>| {
+            eval_instruction(module, i, a, exec, depth + 1)
+        };
         let v = evaluate(Ctx {
             module,
             instr,
             operands: owned,
             exec,
             call: &call,
+            eval: &eval,
         })?;
         return conform(v, &instr.shape, exec);
     }

@@ -74,6 +74,7 @@ pub const DEFAULT_PARALLEL_THRESHOLD: usize = 256 * 1024;
 #[derive(Clone, Debug)]
 pub struct Fast {
     parallel_threshold: usize,
+    compiled_loops: bool,
 }
 
 impl Default for Fast {
@@ -88,6 +89,7 @@ impl Fast {
     pub fn new() -> Fast {
         Fast {
             parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
+            compiled_loops: true,
         }
     }
 
@@ -95,6 +97,7 @@ impl Fast {
     pub fn sequential() -> Fast {
         Fast {
             parallel_threshold: usize::MAX,
+            compiled_loops: true,
         }
     }
 
@@ -102,7 +105,21 @@ impl Fast {
     pub fn with_parallel_threshold(elements: usize) -> Fast {
         Fast {
             parallel_threshold: elements.max(1),
+            compiled_loops: true,
         }
+    }
+
+    /// The same backend with `while` loops over small arrays compiled (`true`, the default) or
+    /// always interpreted instruction by instruction (`false`). The results are the same bits
+    /// either way; only the speed differs (seed 004, While).
+    pub fn with_compiled_loops(mut self, compiled: bool) -> Fast {
+        self.compiled_loops = compiled;
+        self
+    }
+
+    /// True when `while` loops over small arrays run compiled ([`Fast::with_compiled_loops`]).
+    pub fn compiled_loops(&self) -> bool {
+        self.compiled_loops
     }
 
     /// The element count from which work is split across threads.

@@ -13,6 +13,12 @@ use conformance_spec::{BackendError, HloModule};
 pub(crate) type CallFn<'c, 'a> =
     &'c (dyn Fn(&'a HloComputation, Vec<Value<'a>>) -> Result<Value<'a>, BackendError> + Sync);
 
+/// Evaluates one instruction of the module on operand values (which it takes by value), as the
+/// interpreter does; the result has the instruction's shape. Used to hoist loop-invariant
+/// instructions out of a compiled loop and to run the instructions it has no kernel for.
+pub(crate) type EvalFn<'c, 'a> =
+    &'c dyn Fn(&'a HloInstruction, Vec<Value<'a>>) -> Result<Value<'a>, BackendError>;
+
 /// What an operation sees of its instruction.
 pub(crate) struct Ctx<'c, 'a> {
     pub(crate) module: &'a HloModule,
@@ -22,6 +28,7 @@ pub(crate) struct Ctx<'c, 'a> {
     pub(crate) operands: Vec<Value<'a>>,
     pub(crate) exec: Exec,
     pub(crate) call: CallFn<'c, 'a>,
+    pub(crate) eval: EvalFn<'c, 'a>,
 }
 
 impl Ctx<'_, '_> {

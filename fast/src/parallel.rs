@@ -24,6 +24,9 @@ pub(crate) struct Exec {
     pub(crate) threshold: usize,
     /// Elements per parallel task.
     pub(crate) chunk: usize,
+    /// Whether `while` loops over small arrays run as compiled loops
+    /// ([`crate::control_flow`]'s loop plans) rather than through the interpreter.
+    pub(crate) compiled_loops: bool,
 }
 
 impl Exec {
@@ -32,6 +35,7 @@ impl Exec {
         Exec {
             threshold,
             chunk: CHUNK,
+            compiled_loops: true,
         }
     }
 
@@ -45,6 +49,7 @@ impl Exec {
                 (self.threshold / HEAVY_FACTOR).max(1)
             },
             chunk: HEAVY_CHUNK,
+            compiled_loops: self.compiled_loops,
         }
     }
 

@@ -379,10 +379,8 @@ fn compare_arrays(
     });
 }
 
-/// True when `bits` is an infinity of `ty`: ±inf for a real float type, a value with at least one
-/// infinite component for a complex type (C99 G.3); false for other types.
 /// True when a float element (or some component of a complex one) is NaN.
-fn is_nan(ty: ElementType, bits: u128) -> bool {
+pub(crate) fn is_nan(ty: ElementType, bits: u128) -> bool {
     let Some(f) = ty.float_format() else {
         return false;
     };
@@ -393,6 +391,8 @@ fn is_nan(ty: ElementType, bits: u128) -> bool {
     f.classify(bits as u64) == FloatClass::Nan
 }
 
+/// True when `bits` is an infinity of `ty`: ±inf for a real float type, a value with at least one
+/// infinite component for a complex type (C99 G.3); false for other types.
 fn is_infinity(ty: ElementType, bits: u128) -> bool {
     let Some(f) = ty.float_format() else {
         return false;

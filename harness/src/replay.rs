@@ -2,7 +2,7 @@
 //! file (a JAX dump, say) whose inputs are generated from a seed.
 
 use crate::backends;
-use crate::check::{check, CaseOutcome, Verdict};
+use crate::check::{CaseOutcome, Verdict};
 use crate::corpus::{self, CorpusCase, Provenance};
 use crate::executor::Stage;
 use crate::generate::rng::Rng;
@@ -280,9 +280,19 @@ pub(crate) fn check_target(
             unlocalized: g.unlocalized,
         }
     } else {
+        // One instruction: judged as `run` judges it (a while, conditional, call or map that
+        // the reference does not reproduce as a whole is stepped into).
+        let (outcome, fault) = graph::check_operation(
+            catalog,
+            target.op,
+            &target.module,
+            args,
+            refs,
+            &Stage::default(),
+        );
         Checked {
-            outcome: check(target.op, &target.module, args, refs, &Stage::default()),
-            fault: None,
+            outcome,
+            fault,
             unlocalized: None,
         }
     };

@@ -190,6 +190,12 @@ fn replay_runs_corpus_files_and_jax_dumps() {
     let corpus = conformance::corpus::files(&root.join("corpus/regressions"));
     let (code, out, err) = conformance(&["replay", corpus[0].to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
+    // A single map is judged as `run` judges it: stepped into element by element, where tanh's
+    // error squared and a NaN payload of the backend's choice are explained.
+    let map = root.join("harness/tests/data/map_tanh_squared_nan.yaml");
+    let (code, out, err) = conformance(&["replay", map.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("fast: Pass"), "{out}");
     // A call-rooted dump is checked through its callee; a tuple root leaf by leaf.
     let clip = root.join("spec/tests/data/jax/clip.hlo");
     let (code, out, err) = conformance(&["replay", clip.to_str().unwrap()]);

@@ -5,7 +5,8 @@
 //! value: a loop's state moves into the body each trip, so a uniquely owned buffer in it (a
 //! `dynamic-update-slice` target, say) is updated in place rather than copied per trip.
 //!
-//! - `while`: [`while_loop`], bounded by [`conformance_spec::backend::max_while_iterations`].
+//! - `while`: [`while_loop`], bounded by [`conformance_spec::backend::max_while_iterations`]; a
+//!   loop over small arrays is compiled once into kernels over preallocated slots ([`loop_plan`]).
 //! - `conditional`: [`conditional`] (pred or index selector; out-of-range indices run the last
 //!   branch).
 //! - `map`: [`map`] runs a computation of element-wise instructions over whole arrays with the
@@ -17,6 +18,8 @@
 //! - `opt-barrier`: the operand itself.
 
 mod conditional;
+mod loop_kernels;
+pub(crate) mod loop_plan;
 mod map;
 mod opt_barrier;
 pub(crate) mod radix;
@@ -24,6 +27,8 @@ pub(super) mod sort;
 mod topk;
 mod while_loop;
 
+#[cfg(test)]
+mod loop_plan_tests;
 #[cfg(test)]
 mod tests;
 

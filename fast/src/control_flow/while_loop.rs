@@ -1,12 +1,15 @@
 //! `while` (seed 004, While): `while(init), condition=%c, body=%b` on a state of any shape (an
 //! array, a tuple, nested tuples). While `condition(state)` is true, `state = body(state)`.
 //!
-//! The state moves into the body each trip (the condition sees a shared copy of the handles, which
-//! it drops before the body runs), so a buffer the body updates at its last use is updated in
-//! place, never copied per trip. Nothing in the seed bounds a loop: after
+//! A loop over small arrays runs compiled ([`Plan`]: slots allocated once, invariants hoisted,
+//! element-wise kernels without per-instruction dispatch through the interpreter). Otherwise the
+//! state moves into the body each trip (the condition sees a shared copy of the handles, which it
+//! drops before the body runs), so a buffer the body updates at its last use is updated in place,
+//! never copied per trip. Nothing in the seed bounds a loop: after
 //! [`max_while_iterations`] trips with the condition still true the loop stops with
 //! [`BackendError::NonTerminating`].
 
+use super::loop_plan::Plan;
 use super::{bad, expect_parameters, pred_value, Ctx};
 use crate::value::Value;
 use conformance_spec::backend::max_while_iterations;
@@ -29,6 +32,9 @@ pub(super) fn while_loop<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>
         .into_iter()
         .next()
         .ok_or_else(|| bad("while without an operand"))?;
+    if let Some(plan) = Plan::build(cx.exec, cx.eval, cond, body, &state) {
+        return plan.run(cx.eval, &cx.instr.name);
+    }
     let mut trips: u64 = 0;
     loop {
         let go = call(cond, vec![state.clone()])?;

@@ -12,7 +12,7 @@ use super::narrow::Narrow;
 use super::Ctx;
 use crate::buffer::with_output;
 use crate::parallel::map2;
-use conformance_spec::hlo::AttrValue;
+use conformance_spec::hlo::{AttrValue, HloInstruction};
 use conformance_spec::{BackendError, ElementType};
 use std::cmp::Ordering;
 
@@ -90,11 +90,42 @@ impl CompareType {
     }
 }
 
-fn enum_attr<'a>(ctx: &'a Ctx<'_>, name: &str) -> Option<&'a str> {
-    match ctx.instr.attribute(name)? {
+fn enum_attr<'a>(instr: &'a HloInstruction, name: &str) -> Option<&'a str> {
+    match instr.attribute(name)? {
         AttrValue::Enum(s) | AttrValue::Raw(s) | AttrValue::Str(s) => Some(s.as_str()),
         _ => None,
     }
+}
+
+/// The direction and comparison type of a `compare` instruction on operands of element type `ty`
+/// (the type defaults per [`CompareType::default_for`]).
+///
+/// Errors: [`BackendError::Invalid`] for a missing or unknown `direction=`, an unknown `type=`, or
+/// a type that does not apply to `ty` (e.g. TOTALORDER on integers, an ordering of complex values).
+pub(crate) fn comparison(
+    instr: &HloInstruction,
+    ty: ElementType,
+) -> Result<(Direction, CompareType), BackendError> {
+    let dir = enum_attr(instr, "direction")
+        .ok_or_else(|| BackendError::Invalid("compare without direction=".into()))?;
+    let dir = Direction::from_name(dir)
+        .ok_or_else(|| BackendError::Invalid(format!("unknown compare direction `{dir}`")))?;
+    let ct = match enum_attr(instr, "type") {
+        None => CompareType::default_for(ty),
+        Some(t) => CompareType::from_name(t)
+            .ok_or_else(|| BackendError::Invalid(format!("unknown comparison type `{t}`")))?,
+    };
+    let valid = match ct {
+        CompareType::Float => ty.is_floating(),
+        CompareType::TotalOrder => ty.is_float(),
+        CompareType::Signed | CompareType::Unsigned => ty.is_integer() || ty.is_pred(),
+    };
+    if !valid || (ty.is_complex() && !matches!(dir, Direction::Eq | Direction::Ne)) {
+        return Err(BackendError::Invalid(format!(
+            "compare type {ct:?} direction {dir:?} does not apply to {ty}"
+        )));
+    }
+    Ok((dir, ct))
 }
 
 /// Total-order key of a float's bits: a signed integer monotone in seed 004's total order.
@@ -117,25 +148,7 @@ pub(crate) fn evaluate(ctx: &Ctx<'_>) -> Result<Vec<u8>, BackendError> {
     ctx.expect_same_operand_types(0)?;
     ctx.expect_out(ElementType::Pred)?;
     let ty = ctx.in_type(0);
-    let dir = enum_attr(ctx, "direction")
-        .ok_or_else(|| BackendError::Invalid("compare without direction=".into()))?;
-    let dir = Direction::from_name(dir)
-        .ok_or_else(|| BackendError::Invalid(format!("unknown compare direction `{dir}`")))?;
-    let ct = match enum_attr(ctx, "type") {
-        None => CompareType::default_for(ty),
-        Some(t) => CompareType::from_name(t)
-            .ok_or_else(|| BackendError::Invalid(format!("unknown comparison type `{t}`")))?,
-    };
-    let valid = match ct {
-        CompareType::Float => ty.is_floating(),
-        CompareType::TotalOrder => ty.is_float(),
-        CompareType::Signed | CompareType::Unsigned => ty.is_integer() || ty.is_pred(),
-    };
-    if !valid || (ty.is_complex() && !matches!(dir, Direction::Eq | Direction::Ne)) {
-        return Err(BackendError::Invalid(format!(
-            "compare type {ct:?} direction {dir:?} does not apply to {ty}"
-        )));
-    }
+    let (dir, ct) = comparison(ctx.instr, ty)?;
     let (exec, n) = (ctx.exec, ctx.n);
     macro_rules! by {
         ($t:ty, $key:expr) => {{

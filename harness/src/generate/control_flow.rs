@@ -62,8 +62,8 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
 }
 
 /// Opcodes of element-wise operations whose result has their operands' type `ty`, which the
-/// catalog accepts on `ty` and which define every element (no implementation-defined corner,
-/// which a loop would carry to the result unmasked): `(opcode, arity)`.
+/// catalog accepts on `ty` and which define every element of `ty` (no implementation-defined
+/// corner concerning `ty`, which a loop would carry to the result unmasked): `(opcode, arity)`.
 fn chain_ops(ty: ElementType) -> Vec<(Opcode, usize)> {
     use Opcode::*;
     const CANDIDATES: &[(Opcode, usize)] = &[
@@ -90,7 +90,11 @@ fn chain_ops(ty: ElementType) -> Vec<(Opcode, usize)> {
         .filter(|&(op, _)| {
             catalog.ops().iter().any(|e| {
                 e.opcode == op.name()
-                    && e.implementation_defined.is_empty()
+                    && e.implementation_defined.iter().all(|c| {
+                        !c.element_types.is_empty()
+                            && conformance_spec::catalog::resolve_element_types(&c.element_types)
+                                .is_ok_and(|ts| !ts.contains(&ty))
+                    })
                     && catalog.element_types(e).contains(&ty)
                     && conformance_spec::catalog::resolve_element_types(&e.element_types)
                         .is_ok_and(|ts| ts.contains(&ty))
