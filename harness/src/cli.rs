@@ -36,6 +36,9 @@ pub enum Command {
     /// Replay a corpus file, or run an HLO text file (a JAX dump, say) with generated inputs,
     /// and print the per-element differences.
     Replay(ReplayArgs),
+    /// Run one backend on a program (the reference by default: its exact, correctly rounded
+    /// results) and print or write its outputs.
+    Eval(EvalArgs),
     /// Minimize the disagreement of a corpus file or HLO text file and write it to the corpus.
     Minimize(MinimizeArgs),
     /// Build a self-contained HTML pass matrix from results files.
@@ -155,6 +158,39 @@ pub struct ReplayArgs {
     /// operation, kind of element type and class) is reported as known and does not fail.
     #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
     pub corpus_dir: PathBuf,
+    /// The program's arguments: one .npz archive (arrays `arg0`, `arg1`, ... or named after the
+    /// parameters) or one .npy file per parameter, in order (comma-separated or repeated);
+    /// bf16 and f8 arrays as ml_dtypes saves them (raw `V2`/`V1`), bit-exact.
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub inputs: Vec<PathBuf>,
+    /// Write every backend's results to this .npz archive, as `<backend>.out0`, `<backend>.out1`,
+    /// ... (the root's arrays, depth first).
+    #[arg(long, value_name = "FILE.npz")]
+    pub outputs: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// A program: an HLO text file, a corpus YAML file or a program folder (module.hlo with
+    /// inputs.npz).
+    pub file: PathBuf,
+    /// The backend to run (`reference` gives every float result correctly rounded).
+    #[arg(long, default_value = "reference")]
+    pub backend: String,
+    /// The program's arguments, as for `replay --inputs` (default: the file's own, the folder's
+    /// inputs.npz, or generated from --seed).
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub inputs: Vec<PathBuf>,
+    /// Write the results to this .npz archive as `out0`, `out1`, ... (the root's arrays, depth
+    /// first).
+    #[arg(long, value_name = "FILE.npz")]
+    pub outputs: Option<PathBuf>,
+    /// Print every result in full (HLO literal syntax), not only its shape.
+    #[arg(long)]
+    pub print: bool,
+    /// Seed for generated inputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -333,7 +369,19 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
         Command::Replay(args) => {
             let catalog = load_catalog(&cli.catalog)?;
             let known = crate::known::load(&args.corpus_dir);
-            crate::replay::replay_command(&catalog, &args.file, &args.backends, args.seed, &known)
+            crate::replay::replay_command(
+                &catalog,
+                &args.file,
+                &args.backends,
+                args.seed,
+                &known,
+                &args.inputs,
+                args.outputs.as_deref(),
+            )
+        }
+        Command::Eval(args) => {
+            let catalog = load_catalog(&cli.catalog)?;
+            crate::eval::eval_command(&catalog, &args)
         }
         Command::Minimize(args) => {
             let catalog = load_catalog(&cli.catalog)?;

@@ -20,8 +20,11 @@ use std::sync::Arc;
 type CliResult = Result<i32, (i32, String)>;
 
 /// A case read from a file: its inputs and what to check.
-struct Loaded<'c> {
-    args: Vec<Literal>,
+pub(crate) struct Loaded<'c> {
+    /// The program whose parameters `args` are (a call-rooted dump with its callee as the
+    /// entry: the same values).
+    pub(crate) program: HloModule,
+    pub(crate) args: Vec<Literal>,
     corpus: Option<CorpusCase>,
     targets: Vec<Target<'c>>,
     /// Leaves of a tuple root that nothing computes (parameters, constants): not checked.
@@ -36,7 +39,24 @@ pub(crate) struct Target<'c> {
     pub(crate) module: HloModule,
 }
 
-fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, (i32, String)> {
+/// Reads `file` (a corpus YAML file, an HLO text file or a program folder) with its inputs:
+/// `inputs` when given (an `.npz` archive or `.npy` files, [`crate::npz::read_inputs`]), else the
+/// corpus file's, the folder's `inputs.npz`, or values generated from `seed`. Errors: exit 2 with
+/// a message naming the file for anything unreadable or unsupported.
+pub(crate) fn load<'c>(
+    catalog: &'c Catalog,
+    file: &Path,
+    seed: u64,
+    inputs: &[std::path::PathBuf],
+) -> Result<Loaded<'c>, (i32, String)> {
+    let given = |module: &HloModule| -> Option<Result<Vec<Literal>, (i32, String)>> {
+        if inputs.is_empty() {
+            return None;
+        }
+        let entry = module.entry_computation();
+        let names: Vec<String> = entry.parameters().iter().map(|p| p.name.clone()).collect();
+        Some(crate::npz::read_inputs(inputs, &entry.parameter_shapes(), &names).map_err(|e| (2, e)))
+    };
     let is_yaml = file.extension().is_some_and(|e| e == "yaml" || e == "yml");
     if is_yaml {
         let case = CorpusCase::load(file).map_err(|e| (2, e))?;
@@ -49,10 +69,14 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
         let module = case
             .module()
             .map_err(|e| (2, format!("{}: {e}", file.display())))?;
-        let args = case
-            .args()
-            .map_err(|e| (2, format!("{}: {e}", file.display())))?;
+        let args = match given(&module) {
+            Some(args) => args?,
+            None => case
+                .args()
+                .map_err(|e| (2, format!("{}: {e}", file.display())))?,
+        };
         return Ok(Loaded {
+            program: module.clone(),
             args,
             corpus: Some(case),
             targets: vec![Target {
@@ -64,7 +88,7 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
         });
     }
     // A program folder (corpus/programs/NAME/): its module.hlo and, when present, inputs.npz.
-    let (hlo, inputs) = if file.is_dir() {
+    let (hlo, folder_inputs) = if file.is_dir() {
         let npz = file.join("inputs.npz");
         (file.join("module.hlo"), npz.exists().then_some(npz))
     } else {
@@ -76,14 +100,22 @@ fn load<'c>(catalog: &'c Catalog, file: &Path, seed: u64) -> Result<Loaded<'c>, 
     unsupported_construct(catalog, &module, &text, &hlo.display().to_string())?;
     let (module, targets, passed_through) =
         targets_of(catalog, &module, &hlo.display().to_string())?;
-    let args = match inputs {
-        Some(npz) => {
-            crate::npz::read_arguments(&npz, &module.entry_computation().parameter_shapes())
+    let names: Vec<String> = module
+        .entry_computation()
+        .parameters()
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    let args = match (given(&module), folder_inputs) {
+        (Some(args), _) => args?,
+        (None, Some(npz)) => {
+            crate::npz::read_arguments(&npz, &module.entry_computation().parameter_shapes(), &names)
                 .map_err(|e| (2, e))?
         }
-        None => generated_inputs(&module, seed)?,
+        (None, None) => generated_inputs(&module, seed)?,
     };
     Ok(Loaded {
+        program: module,
         args,
         corpus: None,
         targets,
@@ -215,12 +247,38 @@ fn tuple_leaves(module: &HloModule, i: usize, out: &mut Vec<usize>) {
     }
 }
 
-/// Inputs for every entry parameter, values drawn from every value class.
+/// Most bytes of inputs `replay` generates for a program (all parameters together); larger
+/// programs take their inputs from files (`--inputs`).
+pub const MAX_GENERATED_BYTES: u128 = 1 << 30;
+
+/// Inputs for every entry parameter, values drawn from every value class. Errors (exit 2): a
+/// tuple or token parameter; more than [`MAX_GENERATED_BYTES`] of inputs in all.
 fn generated_inputs(module: &HloModule, seed: u64) -> Result<Vec<Literal>, (i32, String)> {
     let mut rng = Rng::new(seed);
-    module
-        .entry_computation()
-        .parameters()
+    let params = module.entry_computation().parameters();
+    let mut total: u128 = 0;
+    for p in &params {
+        if let Some(a) = p.shape.as_array() {
+            let elements = a
+                .dimensions
+                .iter()
+                .try_fold(1u128, |n, &d| n.checked_mul(u128::try_from(d).unwrap_or(0)))
+                .unwrap_or(u128::MAX);
+            let bytes = elements.saturating_mul(a.element_type.byte_width() as u128);
+            total = total.saturating_add(bytes);
+            if total > MAX_GENERATED_BYTES {
+                return Err((
+                    2,
+                    format!(
+                        "parameter `{}` ({}) has {elements} elements: inputs of more than {} \
+                         bytes in all are too large to generate; give them with --inputs FILE.npz",
+                        p.name, p.shape, MAX_GENERATED_BYTES
+                    ),
+                ));
+            }
+        }
+    }
+    params
         .iter()
         .map(|p| {
             let shape = p.shape.as_array().ok_or_else(|| {
@@ -323,27 +381,55 @@ pub(crate) fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (
 /// `conformance replay FILE`: runs the case, prints each backend's verdict and per-element
 /// differences (per leaf when the root is a tuple). Exit 0 when every backend agrees (or, for an
 /// accepted corpus deviation, when it is reproduced), 1 otherwise, 2 on bad input.
+///
+/// `inputs`: the program's arguments from `.npz`/`.npy` files instead of the file's own or
+/// generated ones. `outputs`: an `.npz` archive to write every backend's results into, named
+/// `<backend>.out0`, `<backend>.out1`, ... (the root's array leaves, depth first); a backend
+/// that fails on the program writes none (its error is printed).
 pub fn replay_command(
     catalog: &Catalog,
     file: &Path,
     names: &[String],
     seed: u64,
     known: &[crate::known::KnownDeviation],
+    inputs: &[std::path::PathBuf],
+    outputs: Option<&Path>,
 ) -> CliResult {
-    let loaded = load(catalog, file, seed)?;
+    let loaded = load(catalog, file, seed, inputs)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
     for name in &loaded.passed_through {
         println!("`{name}`: an input passed through; not checked");
     }
-    report_targets(
+    let code = report_targets(
         catalog,
         &loaded.targets,
         &loaded.args,
         &refs,
         loaded.corpus.as_ref(),
         known,
-    )
+    )?;
+    if let Some(path) = outputs {
+        let mut results = Vec::new();
+        for b in &refs {
+            match b.execute(&loaded.program, &loaded.args) {
+                Ok(v) => results.push((b.name().to_string(), v)),
+                Err(e) => eprintln!("{}: no outputs written: {e}", b.name()),
+            }
+        }
+        let arrays: Vec<(String, &ArrayLiteral)> = results
+            .iter()
+            .flat_map(|(name, v)| {
+                v.array_leaves()
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(k, a)| (format!("{name}.out{k}"), a))
+            })
+            .collect();
+        crate::npz::write_arrays(path, &arrays).map_err(|e| (2, e))?;
+        println!("{}: {} array(s) written", path.display(), arrays.len());
+    }
+    Ok(code)
 }
 
 /// Checks each target on `refs` (the reference first) and prints each backend's verdict, the
@@ -396,8 +482,22 @@ pub(crate) fn report_targets(
                         c.flushed_subnormals
                     );
                 }
-                for d in &c.diffs {
-                    println!("{indent}  {d}");
+                let graph = target
+                    .module
+                    .entry_computation()
+                    .instructions
+                    .iter()
+                    .filter(|i| i.opcode != Opcode::Parameter)
+                    .count()
+                    > 1;
+                if o.verdict == Verdict::Pass && graph && !c.diffs.is_empty() {
+                    // A program whose every instruction is within its budget on the backend's
+                    // own operands: the outputs' distance from the exact program is a figure.
+                    print_figures(indent, target, args, refs, &o.backend);
+                } else {
+                    for d in &c.diffs {
+                        println!("{indent}  {d}");
+                    }
                 }
             }
             let agrees = matches!(o.verdict, Verdict::Pass | Verdict::Unsupported);
@@ -454,6 +554,39 @@ pub(crate) fn report_targets(
     Ok(code)
 }
 
+/// Prints, per output of `target`, how far `backend`'s result is from the reference's (the exact
+/// program), as program-level figures ([`crate::figures`]).
+fn print_figures(
+    indent: &str,
+    target: &Target<'_>,
+    args: &[Literal],
+    refs: &[&dyn Backend],
+    backend: &str,
+) {
+    let (Some(reference), Some(b)) = (refs.first(), refs.iter().find(|b| b.name() == backend))
+    else {
+        return;
+    };
+    let (Ok(exact), Ok(got)) = (
+        reference.execute(&target.module, args),
+        b.execute(&target.module, args),
+    ) else {
+        return;
+    };
+    let figures: Vec<String> = exact
+        .array_leaves()
+        .iter()
+        .zip(got.array_leaves())
+        .enumerate()
+        .map(|(k, (e, g))| format!("out{k}: {}", crate::figures::figure(e, g)))
+        .collect();
+    println!(
+        "{indent}  every instruction within its budget; the outputs' distance from the exact \
+         program (max/median over the elements; rounding accumulated over the program): {}",
+        figures.join("; ")
+    );
+}
+
 /// `conformance minimize FILE`: minimizes the first disagreement (of the first disagreeing leaf
 /// when the root is a tuple) and writes a corpus file. Exit 0 with the file written, 1 when the
 /// case shows no disagreement, 2 on bad input.
@@ -464,7 +597,7 @@ pub fn minimize_command(
     seed: u64,
     corpus_dir: &Path,
 ) -> CliResult {
-    let loaded = load(catalog, file, seed)?;
+    let loaded = load(catalog, file, seed, &[])?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
     match minimize_loaded(catalog, loaded, &refs, file, seed, corpus_dir)? {
@@ -659,7 +792,7 @@ mod tests {
         args: Option<Vec<Literal>>,
     ) -> (Vec<Checked>, Vec<String>) {
         let catalog = catalog.clone();
-        let mut loaded = load(&catalog, &dump(file), 1).unwrap();
+        let mut loaded = load(&catalog, &dump(file), 1, &[]).unwrap();
         if let Some(args) = args {
             loaded.args = args;
         }
@@ -711,7 +844,7 @@ mod tests {
     fn a_call_rooted_dump_is_minimized_from_the_instruction_at_fault() {
         let catalog = Catalog::builtin().unwrap();
         let file = dump("clip.hlo");
-        let mut loaded = load(&catalog, &file, 1).unwrap();
+        let mut loaded = load(&catalog, &file, 1, &[]).unwrap();
         loaded.args = clip_args(0.5).unwrap();
         let bug = Buggy {
             opcode: Opcode::Maximum,

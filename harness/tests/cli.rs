@@ -339,3 +339,72 @@ fn bench_lists_its_cases_and_rejects_unknown_ones() {
         "{out}"
     );
 }
+
+#[test]
+fn eval_prints_and_writes_a_backends_outputs_and_refuses_bad_inputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let program = root.join("corpus/programs/fori_loop");
+    let out = temp("fori_exact.npz");
+    let (code, stdout, err) = conformance(&[
+        "eval",
+        program.to_str().unwrap(),
+        "--outputs",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("out0: f32[32]"), "{stdout}");
+    let archive = npyz::npz::NpzArchive::open(&out).unwrap();
+    assert_eq!(archive.array_names().collect::<Vec<_>>(), vec!["out0"]);
+    // The same with the inputs given explicitly, on fast, printed in full.
+    let (code, stdout, err) = conformance(&[
+        "eval",
+        program.join("module.hlo").to_str().unwrap(),
+        "--backend",
+        "fast",
+        "--inputs",
+        program.join("inputs.npz").to_str().unwrap(),
+        "--print",
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.starts_with("out0 = f32[32] {"), "{stdout}");
+    // Inputs that do not fit the parameters: exit 2 naming the file and the array.
+    let (code, _, err) = conformance(&[
+        "eval",
+        program.join("module.hlo").to_str().unwrap(),
+        "--inputs",
+        root.join("corpus/programs/top_k/inputs.npz")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("top_k/inputs.npz: array `arg0`: shape [8, 100]"),
+        "{err}"
+    );
+    let (code, _, err) =
+        conformance(&["eval", program.to_str().unwrap(), "--inputs", "a.npy,b.npy"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("2 .npy file(s) for 1 parameter(s)"), "{err}");
+    let (code, _, err) = conformance(&["eval", program.to_str().unwrap(), "--backend", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope"), "{err}");
+}
+
+#[test]
+fn replay_refuses_to_generate_huge_inputs() {
+    let big = temp("big.hlo");
+    std::fs::write(
+        &big,
+        "HloModule big\nENTRY e {\n  x = f32[100000,100000] parameter(0)\n  \
+         ROOT n = f32[100000,100000] negate(x)\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = conformance(&["replay", big.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("parameter `x`")
+            && err.contains("10000000000 elements")
+            && err.contains("--inputs"),
+        "{err}"
+    );
+}

@@ -35,15 +35,34 @@ fn every_program_replays_on_reference_and_fast() {
     let programs = programs();
     assert!(programs.len() >= 15, "{} programs", programs.len());
     let mut failures = Vec::new();
+    let dir = tempfile::tempdir().unwrap();
     for p in &programs {
+        // Inputs given explicitly (the folder's own), every backend's outputs written.
+        let outputs = dir.path().join("outputs.npz");
         let (code, out, err) = conformance(&[
             "replay",
             p.to_str().unwrap(),
             "--backends",
             "reference,fast",
+            "--inputs",
+            p.join("inputs.npz").to_str().unwrap(),
+            "--outputs",
+            outputs.to_str().unwrap(),
         ]);
         if code != 0 || out.contains(": Fail") {
             failures.push(format!("{} (exit {code}):\n{out}{err}", p.display()));
+            continue;
+        }
+        // As many outputs per backend as XLA recorded.
+        let recorded = npyz::npz::NpzArchive::open(p.join("outputs.npz")).unwrap();
+        let written = npyz::npz::NpzArchive::open(&outputs).unwrap();
+        let names: Vec<String> = written.array_names().map(str::to_string).collect();
+        for k in 0..recorded.array_names().count() {
+            for b in ["reference", "fast"] {
+                if !names.contains(&format!("{b}.out{k}")) {
+                    failures.push(format!("{}: no {b}.out{k} in {names:?}", p.display()));
+                }
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -117,4 +136,83 @@ ENTRY main {
     assert!(err.contains(&at), "{err}");
     assert!(err.contains("computation `body`"), "{err}");
     assert!(!err.contains("get-tuple-element"), "{err}");
+}
+
+/// Per output of a program: how far XLA's recorded result is from the exact one (the reference's,
+/// correctly rounded): the largest and the median distance in ULPs over the elements of a float
+/// output (`nan` when one side is NaN and the other is not), the number of differing elements of
+/// an integer or pred output.
+fn figures(p: &std::path::Path) -> Vec<(String, String)> {
+    use conformance_spec::Backend;
+    let text = std::fs::read_to_string(p.join("module.hlo")).unwrap();
+    let module = conformance_spec::hlo::parse_module(&text).unwrap();
+    let entry = module.entry_computation();
+    let args =
+        conformance::npz::read_arguments(&p.join("inputs.npz"), &entry.parameter_shapes(), &[])
+            .unwrap();
+    let exact = conformance_reference::Reference
+        .execute(&module, &args)
+        .unwrap();
+    let leaves = exact.array_leaves();
+    let shapes: Vec<conformance_spec::Shape> = leaves
+        .iter()
+        .map(|a| conformance_spec::Shape::Array(a.shape().clone()))
+        .collect();
+    let names: Vec<String> = (0..leaves.len()).map(|k| format!("out{k}")).collect();
+    // outputs.npz holds out0, out1, ...: read as the arguments of parameters so named.
+    let xla = conformance::npz::read_arguments(&p.join("outputs.npz"), &shapes, &names).unwrap();
+    leaves
+        .iter()
+        .zip(&xla)
+        .enumerate()
+        .map(|(k, (e, x))| {
+            let figure = conformance::figures::figure(e, x.as_array().unwrap());
+            (format!("out{k}"), figure.to_string())
+        })
+        .collect()
+}
+
+/// The figures the program's README row states: `| program | out0: F; out1: F |` in the table
+/// of "Exact results against XLA's".
+fn stated(readme: &str, program: &str) -> Option<Vec<(String, String)>> {
+    let section = readme.split("## Exact results against XLA's").nth(1)?;
+    let row = section
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{program}` |")))?;
+    let cell = row.split('|').nth(2)?.trim();
+    Some(
+        cell.split(';')
+            .filter_map(|f| {
+                let (name, figure) = f.trim().split_once(':')?;
+                Some((name.trim().to_string(), figure.trim().to_string()))
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn xla_outputs_are_within_the_figures_the_readme_states() {
+    let readme_path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/programs/README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let mut wrong = Vec::new();
+    for p in programs() {
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let measured = figures(&p);
+        let line = measured
+            .iter()
+            .map(|(o, f)| format!("{o}: {f}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        match stated(&readme, &name) {
+            Some(s) if s == measured => {}
+            _ => wrong.push(format!("| `{name}` | {line} |")),
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} does not state these figures (measured):\n{}",
+        readme_path.display(),
+        wrong.join("\n")
+    );
 }
