@@ -28,10 +28,15 @@ backend computes every element with MPFR. 64-bit types are not enabled (no progr
 
 import os
 import re
+import shutil
 import sys
 import zipfile
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# XLA dumps every module it compiles here; each program keeps its own (see `dump`).
+import tempfile  # noqa: E402
+DUMP_DIR = tempfile.mkdtemp(prefix="xla_dump_")
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_dump_to={DUMP_DIR}").strip()
 
 import numpy as np  # noqa: E402
 import jax  # noqa: E402
@@ -494,7 +499,16 @@ def dump(name, description, expect, builder):
     leaves_in = jax.tree_util.tree_leaves(args)
     assert _entry_parameter_count(hlo) == len(leaves_in), \
         f"{name}: {len(leaves_in)} inputs but the entry computation has other parameters"
+    before = set(os.listdir(DUMP_DIR))
     results = jax.tree_util.tree_leaves(jitted(*args))
+    # The modules XLA compiled for this call: the program's own is the last one (helpers that
+    # prepare the arguments compile before it).
+    fresh = sorted(set(os.listdir(DUMP_DIR)) - before)
+    last = max((n.split(".")[0] for n in fresh if n.startswith("module_")), default="")
+    dumped = [n for n in fresh if n.startswith(last + ".jit_") and (
+        n.endswith(".before_optimizations.txt") or n.endswith("after_optimizations.txt")
+        or n.endswith("after_optimizations-memory-usage-report.txt"))]
+    assert any(n.endswith("after_optimizations.txt") for n in dumped), f"{name}: no dump in {fresh}"
     for a in leaves_in + results:
         assert np.asarray(a).size <= 2000, f"{name}: array of {np.asarray(a).size} elements"
 
@@ -508,6 +522,14 @@ def dump(name, description, expect, builder):
         fh.write(hlo)
     with open(os.path.join(folder, "module.stablehlo.mlir"), "w") as fh:
         fh.write(stablehlo)
+    # The XLA dump folder: the module before and after XLA's optimizations (fusions, layouts,
+    # copies) and, as a real dump has beside them, the memory-usage report (not a module).
+    dump_folder = os.path.join(folder, "xla_dump")
+    if os.path.isdir(dump_folder):
+        shutil.rmtree(dump_folder)
+    os.makedirs(dump_folder)
+    for n in dumped:
+        shutil.copyfile(os.path.join(DUMP_DIR, n), os.path.join(dump_folder, n))
     savez(os.path.join(folder, "inputs.npz"),
           {f"arg{i}": np.asarray(a) for i, a in enumerate(leaves_in)})
     savez(os.path.join(folder, "outputs.npz"),
@@ -552,6 +574,14 @@ def write_readme(rows):
         "results, in the order of the flattened result tuple). The .npz files are np.savez "
         "archives with a fixed timestamp; the HLO is byte-identical on reruns with the same jax.",
         "",
+        "`xla_dump/` is what `XLA_FLAGS=--xla_dump_to=DIR` writes for the program's module: "
+        "`*.before_optimizations.txt`, `*.cpu_after_optimizations.txt` (fusions, bitcasts, "
+        "assigned layouts and copies: what XLA compiled) and a memory-usage report (not a "
+        "module). `conformance replay corpus/programs/NAME/xla_dump --inputs "
+        "corpus/programs/NAME/inputs.npz` checks both modules; `top_k`'s optimized module calls "
+        "a custom call of XLA's runtime, which exits 2 naming it. Module numbers depend on the "
+        "order programs are dumped in.",
+        "",
         "Behaviours of XLA CPU that the outputs record: its sort comparator reads subnormals as "
         "zero (`sort`: ±2^-149 stay among the zeros, in input order; ±0 tie, NaN and -NaN both go "
         "last in input order); `topk` orders by IEEE totalOrder (`top_k`: NaN first, +0 before "
@@ -568,8 +598,17 @@ def write_readme(rows):
         lines.append(f"| `{name}` | {_cell(description)} | {ins} → {outs} | "
                      f"{', '.join(f'`{o}`' for o in sorted(ops))} |")
     lines.append("")
-    with open(os.path.join(OUT_DIR, "README.md"), "w") as fh:
-        fh.write("\n".join(lines))
+    # The section of program-level figures is measured by harness/tests/programs.rs and kept.
+    path = os.path.join(OUT_DIR, "README.md")
+    kept = ""
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = fh.read()
+        marker = "## Exact results against XLA's"
+        if marker in old:
+            kept = marker + old.split(marker, 1)[1]
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + ("\n" + kept if kept else ""))
 
 
 def main(argv):

@@ -232,6 +232,34 @@ fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>,
     }
 }
 
+/// `bitcast` (XLA's kBitcast): the operand's elements in memory order read back under `shape`
+/// (its layout included). Element by element through the literal; optimized modules use it for
+/// reshapes and transposes that move no data, which are rare and small outside fusions.
+/// Errors: [`BackendError::Invalid`] for tuples, or buffers of different sizes.
+fn bitcast<'a>(value: &Value<'a>, shape: &Shape) -> Result<Value<'a>, BackendError> {
+    let (Some(result), Literal::Array(a)) = (shape.as_array(), value.clone().into_literal()?)
+    else {
+        return Err(BackendError::Invalid(
+            "bitcast takes one array operand and gives an array".into(),
+        ));
+    };
+    if a.shape().element_count() != result.element_count()
+        || a.element_type().bit_width() != result.element_type.bit_width()
+    {
+        return Err(BackendError::Invalid(format!(
+            "bitcast of {} to {result}: the buffers differ in size",
+            a.shape()
+        )));
+    }
+    let mut out = conformance_spec::literal::ArrayLiteral::zeros(result.clone());
+    let from = conformance_spec::index::indices_in_physical_order(a.shape());
+    let to = conformance_spec::index::indices_in_physical_order(result);
+    for (f, t) in from.iter().zip(&to) {
+        out.set_bits(t, a.get_bits(f));
+    }
+    Ok(Value::owned(out))
+}
+
 /// True when an operand of `instr` is a dynamic value that `instr` acts on through its logical
 /// array ([`dynamic_dimensions`]).
 fn has_runtime_sizes(instr: &HloInstruction, operands: &[Value<'_>]) -> bool {
@@ -364,7 +392,7 @@ fn eval_instruction<'a>(
         })?;
         return conform(v, &instr.shape, exec);
     }
-    if instr.opcode == Opcode::Call {
+    if matches!(instr.opcode, Opcode::Call | Opcode::Fusion) {
         // The operands move into the callee (its parameters own them).
         let callee = instr
             .called_computations()
@@ -412,6 +440,10 @@ fn eval_instruction<'a>(
             conform(Value::borrow(lit), &instr.shape, exec)
         }
         Opcode::Tuple => Ok(Value::Tuple(operands.iter().map(|&v| v.clone()).collect())),
+        Opcode::Bitcast => {
+            arity(1)?;
+            bitcast(operands[0], &instr.shape)
+        }
         Opcode::GetTupleElement => {
             arity(1)?;
             let index = instr

@@ -136,6 +136,8 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
     Opcode::Call,
+    Opcode::Fusion,
+    Opcode::Bitcast,
     Opcode::Tuple,
     Opcode::GetTupleElement,
     Opcode::Copy,

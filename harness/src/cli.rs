@@ -56,7 +56,9 @@ pub enum Command {
     /// Time the same HLO cases (dot, convolution, element-wise, reduce, transpose, gather) on
     /// several backends and print the ratio of the first backend's time to the last's.
     Bench(BenchArgs),
-    /// Validate input files: HLO text (`.hlo`, `.txt`) or catalog YAML (`.yaml`).
+    /// Validate input files: HLO text (`.hlo`, `.txt`: parsed, then verified — shapes, element
+    /// types, called computations — each error at its file:line:col) or catalog YAML (`.yaml`).
+    /// Exit 2 when any file is invalid.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -74,7 +76,8 @@ pub struct RunArgs {
     /// Sweep seed: a case is a pure function of (seed, case index, catalog, generator config).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of cases (default: ten rounds over every selected (operation, element type) combination).
+    /// Number of cases, at least 1 (default: ten rounds over every selected (operation, element
+    /// type) combination).
     #[arg(long, conflicts_with = "time")]
     pub cases: Option<u64>,
     /// Run for this many seconds instead of a number of cases.
@@ -87,7 +90,8 @@ pub struct RunArgs {
     /// xla` is `--backends reference,xla`, `--backend fast,xla` is `--backends reference,fast,xla`.
     #[arg(long, value_delimiter = ',', conflicts_with = "backends")]
     pub backend: Vec<String>,
-    /// Append one JSON line per case to this file (flushed per case).
+    /// Write one JSON line per case to this file (flushed per case). A file that already holds
+    /// a run is refused unless --resume or --append says what to do with it.
     #[arg(long, value_name = "FILE.jsonl")]
     pub results: Option<PathBuf>,
     /// Run only this case index of the sweep (replays one case).
@@ -103,6 +107,10 @@ pub struct RunArgs {
     /// Continue the sweep recorded in --results, skipping the cases it already holds.
     #[arg(long, requires = "results")]
     pub resume: bool,
+    /// Add this run to a --results file that already holds another one (`conformance report`
+    /// merges them), instead of refusing to write into a non-empty file.
+    #[arg(long, requires = "results", conflicts_with = "resume")]
+    pub append: bool,
     /// Record a case as timed out when its backends take longer than this (seconds).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub case_timeout: f64,
@@ -116,7 +124,7 @@ pub struct RunArgs {
     /// element types, layout features and value classes.
     #[arg(long)]
     pub swarm: bool,
-    /// Worker threads (default: the number of CPUs).
+    /// Worker threads, at least 1 (default: the number of CPUs).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Generate multi-operation graphs (2-20 element-wise instructions, random layouts between
@@ -209,7 +217,9 @@ pub struct MinimizeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Results files of `conformance run --results` (several shards merge).
+    /// Results files of `conformance run --results` (several shards merge). An empty file, or a
+    /// truncated last line (a run killed while writing it: skipped), is warned about on stderr,
+    /// naming the file and line.
     #[arg(required = true)]
     pub results: Vec<PathBuf>,
     /// The HTML file to write.
@@ -275,6 +285,18 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
     }
     match cli.command {
         Command::Run(args) => {
+            if args.cases == Some(0) {
+                return Err((
+                    2,
+                    "--cases: expected a positive number of cases, got 0".to_string(),
+                ));
+            }
+            if args.jobs == Some(0) {
+                return Err((
+                    2,
+                    "--jobs: expected a positive number of worker threads, got 0".to_string(),
+                ));
+            }
             let catalog = load_catalog(&cli.catalog)?;
             let filters = Filters {
                 ops: args.ops,
@@ -323,6 +345,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 },
                 results: args.results,
                 resume: args.resume,
+                append: args.append,
                 shard: args.shard,
                 case_timeout: Some(Duration::from_secs_f64(args.case_timeout)),
                 minimize: args.minimize,
@@ -397,6 +420,9 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             let known = crate::known::load(&args.corpus_dir);
             let stats = crate::report::write_report(&args.results, &args.output, &known)
                 .map_err(|e| (2, e.to_string()))?;
+            for w in &stats.warnings {
+                eprintln!("warning: {w}");
+            }
             println!(
                 "{}: {} bytes, {} cases, {} backend pair(s), {} failing cell(s), {} known failure(s)",
                 stats.output.display(),
@@ -472,28 +498,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
         Command::Check { files } => {
             let mut bad = 0;
             for f in &files {
-                let text = match std::fs::read_to_string(f) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        eprintln!("{}: cannot read: {e}", f.display());
-                        bad += 1;
-                        continue;
-                    }
-                };
-                let is_yaml = f.extension().is_some_and(|e| e == "yaml" || e == "yml");
-                let result = if is_yaml {
-                    Catalog::from_sources(&[(f.display().to_string(), text)])
-                        .map(|_| ())
-                        .map_err(|e| e.to_string())
-                } else {
-                    conformance_spec::hlo::parse_module(&text)
-                        .map_err(|e| format!("{}:{e}", f.display()))
-                        .and_then(|m| {
-                            conformance_spec::shape_inference::verify_module(&m)
-                                .map_err(|e| format!("{}: {e}", f.display()))
-                        })
-                };
-                match result {
+                match crate::validate::check_file(f) {
                     Ok(()) => println!("{}: ok", f.display()),
                     Err(e) => {
                         eprintln!("{e}");

@@ -115,11 +115,10 @@ impl CorpusInput {
 impl CorpusCase {
     /// Reads a corpus file.
     ///
-    /// Errors: the file cannot be read, or its YAML does not match the format (with line:col),
-    /// or its HLO or inputs do not parse.
+    /// Errors: the file cannot be read or is not UTF-8 (naming the byte offset), or its YAML
+    /// does not match the format (with line:col), or its HLO or inputs do not parse.
     pub fn load(path: &Path) -> Result<CorpusCase, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = crate::text_input::read_text(path)?;
         CorpusCase::parse(&path.display().to_string(), &text)
     }
 

@@ -24,3 +24,5 @@ pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod text_input;
+pub mod validate;

@@ -7,7 +7,7 @@ use std::time::Instant;
 use conformance_nnef::ast::{Document, ExprKind};
 use conformance_nnef::container::{self, GraphSource};
 use conformance_nnef::graph::Graph;
-use conformance_nnef::{arguments, eval, lower, parse_document};
+use conformance_nnef::{arguments, eval, lower, parse_document_with, Dialect};
 use conformance_spec::catalog::Catalog;
 use conformance_spec::literal::Literal;
 use conformance_spec::Backend;
@@ -17,7 +17,14 @@ type CliResult = Result<i32, (i32, String)>;
 /// The `nnef` subcommands.
 #[derive(clap::Subcommand, Debug)]
 pub enum NnefCommand {
-    /// Parse, validate and propagate shapes; print every tensor's data type and shape.
+    /// Parse, validate and propagate shapes, and check each `.dat` tensor file against the shape
+    /// and type its `variable` declares; print every tensor's data type and shape.
+    ///
+    /// By default the grammar is seed 003's, where the `;` ending a `version` or `extension`
+    /// line, a fragment declaration or an assignment may be omitted at the end of a line (and
+    /// after an assignment, before `}`). `--khronos` follows the Khronos reference parser
+    /// (NNEF-Tools) instead: every `;` is required, a missing one is an error at line:col, and
+    /// line breaks are plain white space.
     Check {
         /// `.nnef` documents, graph folders (with `graph.nnef`) or `.tgz` archives.
         #[arg(required = true)]
@@ -25,6 +32,10 @@ pub enum NnefCommand {
         /// Print only `PATH: ok` per graph, not every tensor.
         #[arg(long, short)]
         quiet: bool,
+        /// Require every `;` as the Khronos reference parser does (default: seed 003, where a
+        /// `;` at the end of a line may be omitted).
+        #[arg(long)]
+        khronos: bool,
     },
     /// Print the HLO module a graph lowers to.
     Lower {
@@ -79,10 +90,23 @@ fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
 /// Runs an `nnef` subcommand. Exit status: 0 ok / all agree, 1 discrepancies, 2 bad input.
 pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
     match command {
-        NnefCommand::Check { paths, quiet } => {
+        NnefCommand::Check {
+            paths,
+            quiet,
+            khronos,
+        } => {
+            let dialect = if khronos {
+                Dialect::Khronos
+            } else {
+                Dialect::Seed003
+            };
             let mut bad = 0;
             for path in &paths {
-                match load(path, &InputShapes::default()) {
+                let checked = load(path, &InputShapes::default(), dialect).and_then(|(s, g)| {
+                    arguments::check_variable_files(&g, &s).map_err(|e| (2, e.to_string()))?;
+                    Ok((s, g))
+                });
+                match checked {
                     Ok((_, graph)) => {
                         println!("{}: ok (graph {})", path.display(), graph.name);
                         if !quiet {
@@ -98,7 +122,7 @@ pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
             Ok(if bad > 0 { 2 } else { 0 })
         }
         NnefCommand::Lower { path, shapes } => {
-            let (_, graph) = load(&path, &shapes)?;
+            let (_, graph) = load(&path, &shapes, Dialect::Seed003)?;
             let lowered = lower::lower_quantized(&graph, &graph.outputs)
                 .map_err(|e| (2, e.in_file(&path.display().to_string())))?;
             print!("{}", lowered.module);
@@ -113,14 +137,20 @@ pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
     }
 }
 
-/// Loads, parses and evaluates a graph with the input shapes overridden.
-fn load(path: &Path, shapes: &InputShapes) -> Result<(GraphSource, Graph), (i32, String)> {
+/// Loads, parses (under `dialect`'s statement-end rule) and evaluates a graph with the input
+/// shapes overridden.
+fn load(
+    path: &Path,
+    shapes: &InputShapes,
+    dialect: Dialect,
+) -> Result<(GraphSource, Graph), (i32, String)> {
     let source = container::load(path).map_err(|e| (2, e.to_string()))?;
     let file = match source.kind {
         container::SourceKind::Document => path.display().to_string(),
         _ => format!("{}/{}", path.display(), container::GRAPH_FILE),
     };
-    let mut document = parse_document(&source.text).map_err(|e| (2, e.in_file(&file)))?;
+    let mut document =
+        parse_document_with(&source.text, dialect).map_err(|e| (2, e.in_file(&file)))?;
     override_shapes(&mut document, shapes).map_err(|e| (2, format!("{file}: {e}")))?;
     let mut graph = eval::evaluate(&document).map_err(|e| (2, e.in_file(&file)))?;
     source
@@ -136,7 +166,7 @@ fn prepare(
     shapes: &InputShapes,
     seed: u64,
 ) -> Result<(Graph, lower::Lowered, Vec<Literal>), (i32, String)> {
-    let (source, graph) = load(path, shapes)?;
+    let (source, graph) = load(path, shapes, Dialect::Seed003)?;
     let lowered = lower::lower_quantized(&graph, &graph.outputs)
         .map_err(|e| (2, e.in_file(&path.display().to_string())))?;
     let args = arguments::arguments(&graph, &lowered.parameters, Some(&source), seed)

@@ -94,8 +94,7 @@ pub(crate) fn load<'c>(
     } else {
         (file.to_path_buf(), None)
     };
-    let text = std::fs::read_to_string(&hlo)
-        .map_err(|e| (2, format!("{}: cannot read: {e}", hlo.display())))?;
+    let text = crate::text_input::read_text(&hlo).map_err(|e| (2, e))?;
     let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", hlo.display())))?;
     unsupported_construct(catalog, &module, &text, &hlo.display().to_string())?;
     let (module, targets, passed_through) =
@@ -395,6 +394,17 @@ pub fn replay_command(
     inputs: &[std::path::PathBuf],
     outputs: Option<&Path>,
 ) -> CliResult {
+    if let Some(modules) = xla_dump_modules(file)? {
+        // An XLA dump folder: each module (un-optimized and optimized) replayed on its own.
+        let mut code = 0;
+        for m in &modules {
+            println!("== {}", m.display());
+            code = code.max(replay_command(
+                catalog, m, names, seed, known, inputs, None,
+            )?);
+        }
+        return Ok(code);
+    }
     let loaded = load(catalog, file, seed, inputs)?;
     let owned = open_backends(names)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
@@ -552,6 +562,42 @@ pub(crate) fn report_targets(
         }
     }
     Ok(code)
+}
+
+/// The modules of an XLA dump folder (what `XLA_FLAGS=--xla_dump_to=DIR` writes), sorted:
+/// `*.before_optimizations.txt` (the module as compiled) and `*after_optimizations.txt` (as
+/// optimized: fusions, assigned layouts, copies); the buffer-assignment, memory-usage and
+/// live-range reports beside them are not modules. `None` when `dir` is not such a folder (a
+/// file, or a program folder with its `module.hlo`). Errors (exit 2): an unreadable folder, or
+/// one with neither a `module.hlo` nor any dumped module.
+pub(crate) fn xla_dump_modules(
+    dir: &Path,
+) -> Result<Option<Vec<std::path::PathBuf>>, (i32, String)> {
+    if !dir.is_dir() || dir.join("module.hlo").exists() {
+        return Ok(None);
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| (2, format!("{}: cannot read the folder: {e}", dir.display())))?;
+    let mut modules: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.ends_with(".before_optimizations.txt") || n.ends_with("after_optimizations.txt")
+            })
+        })
+        .collect();
+    if modules.is_empty() {
+        return Err((
+            2,
+            format!(
+                "{}: neither a program folder (module.hlo) nor an XLA dump folder \
+                 (*.before_optimizations.txt, *after_optimizations.txt)",
+                dir.display()
+            ),
+        ));
+    }
+    modules.sort();
+    Ok(Some(modules))
 }
 
 /// Prints, per output of `target`, how far `backend`'s result is from the reference's (the exact

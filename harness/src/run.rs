@@ -51,6 +51,9 @@ pub struct RunOptions {
     pub results: Option<PathBuf>,
     /// Continue the sweep recorded in `results`: skip the case indices it already holds.
     pub resume: bool,
+    /// Add this run to a `results` file that already holds another run (without it, a non-empty
+    /// results file is refused unless `resume` is set).
+    pub append: bool,
     /// `(k, n)`: run only the case indices `i` with `i mod n == k − 1` (1 ≤ k ≤ n).
     pub shard: Option<(u64, u64)>,
     /// A case taking longer than this (all backends together) is recorded as timed out.
@@ -80,6 +83,7 @@ impl RunOptions {
             backends: vec!["reference".into(), "fast".into()],
             results: None,
             resume: false,
+            append: false,
             shard: None,
             case_timeout: None,
             minimize: false,
@@ -157,8 +161,10 @@ impl RunSummary {
 /// Runs a sweep on the backends named in `options`. `log` receives progress lines when no progress
 /// bar is shown.
 ///
-/// Errors: bad filters or backend names, a shard outside `1..=n`, a results file that cannot be
-/// written or (with `--resume`) read, or one written by a different sweep (exit status 2).
+/// Errors: bad filters or backend names, a shard outside `1..=n`, zero cases or zero worker
+/// threads, a results file that cannot be written or (with `--resume`) read, one written by a
+/// different sweep, or one that already holds a run when neither `resume` nor `append` is set
+/// (exit status 2).
 pub fn run(
     catalog: &Catalog,
     options: &RunOptions,
@@ -197,6 +203,12 @@ pub fn run_with_backends(
         return Err(
             "--backends needs at least two backends (the first is the reference)".to_string(),
         );
+    }
+    if matches!(options.budget, Budget::Cases(0)) {
+        return Err("--cases: expected a positive number of cases, got 0".to_string());
+    }
+    if options.workers == Some(0) {
+        return Err("--jobs: expected a positive number of worker threads, got 0".to_string());
     }
     let (shard_k, shard_n) = options.shard.unwrap_or((1, 1));
     if shard_n == 0 || shard_k == 0 || shard_k > shard_n {
@@ -336,6 +348,8 @@ pub fn run_with_backends(
 
 /// Opens the results file (appending), checks a resumed file's sweep parameters, truncates a
 /// killed run's partial last line, writes the run-start line, and returns the indices already done.
+/// A file that already holds something is refused (before anything is written to it) unless the
+/// run resumes it or appends to it deliberately.
 fn open_results(
     options: &RunOptions,
     mut start_line: RunStart,
@@ -348,8 +362,7 @@ fn open_results(
         return Ok((None, done));
     };
     if options.resume && path.exists() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read results file: {e}", path.display()))?;
+        let text = crate::text_input::read_text(path)?;
         let lines =
             results::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
         for line in &lines {
@@ -386,9 +399,18 @@ fn open_results(
                 .map_err(|e| format!("{}: cannot truncate a partial line: {e}", path.display()))?;
         }
         start_line.resumed = true;
-    } else if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
-        // Appending a second sweep to a file is allowed (a report merges them), but not silently
-        // mixing it into a resumed one: nothing to check here.
+    } else if !options.append && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        // A second sweep in one file is allowed (a report merges them), but only when asked for:
+        // a forgotten `--resume` would otherwise silently add a whole second run.
+        let lines = std::fs::read(path)
+            .map(|b| b.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count())
+            .unwrap_or(0);
+        return Err(format!(
+            "{}: the results file is not empty ({lines} line(s) of an earlier run); pass --resume \
+             to continue that sweep, --append to add this run to the file, or give another file \
+             (nothing was written)",
+            path.display()
+        ));
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)

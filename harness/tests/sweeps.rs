@@ -65,6 +65,7 @@ fn the_union_of_the_shards_is_the_unsharded_sweep() {
     for k in 1..=4 {
         let mut o = base.clone();
         o.results = Some(shards.clone());
+        o.append = true; // the four shards go to one file, deliberately
         o.shard = Some((k, 4));
         let s = run(&catalog, &o, &mut std::io::sink()).unwrap();
         seen_per_shard.push(s.cases);

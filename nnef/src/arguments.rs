@@ -73,6 +73,41 @@ pub fn arguments(
         .collect()
 }
 
+/// Checks every `.dat` file of `source` that a `variable` of `graph` reads against the tensor the
+/// variable declares, exactly as [`arguments`] reads it for a run: the shape (trailing extents of
+/// 1 aside, [`crate::dat::same_shape`]), the item type against the tensor's data type, and a
+/// quantized file's quantization. `nnef check` uses it to find a mismatch without running the
+/// graph. Variables without a file are not checked (their values are generated).
+///
+/// Errors: the first variable, in graph order, whose file does not match ([`LoadError`] naming
+/// the `.dat` file), or a variable whose result is not a tensor of the graph.
+pub fn check_variable_files(graph: &Graph, source: &GraphSource) -> Result<(), LoadError> {
+    let mut variables = Vec::new();
+    visit(&graph.operations, &mut |op| {
+        if op.name != "variable" {
+            return;
+        }
+        let label = op.argument("label").and_then(Value::as_str);
+        let tensor = op.result("output").and_then(Value::as_tensor);
+        if let (Some(label), Some(tensor)) = (label, tensor) {
+            variables.push((label.to_string(), tensor.to_string()));
+        }
+    });
+    for (label, name) in variables {
+        if !source.variables.contains_key(&label) {
+            continue;
+        }
+        let tensor = graph.tensor(&name).ok_or_else(|| {
+            LoadError::message(
+                source.path.display().to_string(),
+                format!("variable '{label}' assigns '{name}', which is not a tensor of the graph"),
+            )
+        })?;
+        source.variable_value(&label, tensor, role_of(graph, &name), 0)?;
+    }
+    Ok(())
+}
+
 /// The label of the `variable` producing tensor `name`.
 pub fn variable_label(graph: &Graph, name: &str) -> Option<String> {
     let mut found = None;

@@ -130,13 +130,20 @@ pub fn load(path: &Path) -> Result<GraphSource, LoadError> {
     Ok(source)
 }
 
+/// The text of `bytes`, or an error naming the offset (from 0) of the first byte that is not
+/// UTF-8, with its line and column: `FILE: not UTF-8 at byte N (0xBB, line L column C)`, as the
+/// harness reports other text files.
 fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
     String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or("");
+        let line = valid.matches('\n').count() + 1;
+        let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         LoadError::message(
             file,
             format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
+                "not UTF-8 at byte {at} (0x{:02x}, line {line} column {column}): expected UTF-8 text",
+                e.as_bytes()[at]
             ),
         )
     })

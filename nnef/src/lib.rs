@@ -20,4 +20,6 @@ pub mod stdlib;
 pub mod weights;
 
 pub use error::{ErrorKind, NnefError, Span};
-pub use parser::{parse_document, parse_fragments, parse_quantization};
+pub use parser::{
+    parse_document, parse_document_with, parse_fragments, parse_quantization, Dialect,
+};

@@ -23,6 +23,12 @@
 //!   parentheses; right sides are expressions, or unparenthesised tuples of them (seed 003).
 //!
 //! The expression grammar and its operator precedence are documented on [`parse_document`].
+//!
+//! [`Dialect::Khronos`] ([`parse_document_with`]) follows the Khronos reference parser
+//! (NNEF-Tools) on statement ends instead: every `;` is required (after `version`, `extension`
+//! lines, fragment declarations and every assignment, also before `}`), and a line break never
+//! ends a statement, so a `(` or `[` at the start of a line continues the expression before it.
+//! The other seed 003 forms listed above are accepted in both dialects.
 
 mod expr;
 #[cfg(test)]
@@ -67,7 +73,29 @@ pub const MAX_NESTING_DEPTH: u32 = 128;
 /// Errors: [`NnefError::syntax`] at the first token (or character) that does not fit, with a
 /// message `expected X, found Y`; nesting deeper than [`MAX_NESTING_DEPTH`] is such an error.
 pub fn parse_document(src: &str) -> Result<Document, NnefError> {
+    parse_document_with(src, Dialect::Seed003)
+}
+
+/// Which rule ends a statement (a `version` or `extension` line, a fragment declaration, an
+/// assignment).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// Seed 003 (the default): the `;` may be omitted at the end of a line, and after an
+    /// assignment also before `}`.
+    #[default]
+    Seed003,
+    /// The Khronos reference parser (NNEF-Tools): the `;` is always required; line breaks are
+    /// plain white space.
+    Khronos,
+}
+
+/// [`parse_document`] under the statement-end rule of `dialect`.
+///
+/// Errors: as [`parse_document`]; under [`Dialect::Khronos`] a missing `;` is
+/// `expected ';' after ..., found ...` at the token that follows (its line:col).
+pub fn parse_document_with(src: &str, dialect: Dialect) -> Result<Document, NnefError> {
     let mut parser = Parser::new(src);
+    parser.dialect = dialect;
     parser.document()
 }
 
@@ -128,6 +156,8 @@ pub(crate) struct Parser<'a> {
     group_depth: u32,
     /// Whether the innermost expression being parsed may take a postfix `if ... else`.
     allow_select: bool,
+    /// The statement-end rule.
+    dialect: Dialect,
 }
 
 impl<'a> Parser<'a> {
@@ -141,7 +171,20 @@ impl<'a> Parser<'a> {
             depth: 0,
             group_depth: 0,
             allow_select: true,
+            dialect: Dialect::Seed003,
         }
+    }
+
+    /// True when the next token starts a new line and the dialect lets a line break end a
+    /// statement (seed 003).
+    fn line_break_ends_statement(&self) -> bool {
+        self.starts_statement(self.peek())
+    }
+
+    /// True when `token` starts a new line and the dialect lets a line break end a statement
+    /// (seed 003), so that it may begin the next one.
+    fn starts_statement(&self, token: &Token) -> bool {
+        self.dialect == Dialect::Seed003 && token.newline_before
     }
 
     // ----- token access -----
@@ -267,9 +310,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Accepts a `;`, or its absence when the next token starts a new line (seed 003).
+    /// Accepts a `;`, or its absence when the next token starts a new line (seed 003; not under
+    /// [`Dialect::Khronos`]).
     fn statement_end(&mut self, what: &str) -> Result<(), NnefError> {
-        if self.eat(&TokenKind::Semicolon) || self.peek().newline_before {
+        if self.eat(&TokenKind::Semicolon) || self.line_break_ends_statement() {
             Ok(())
         } else {
             Err(self.expected(what))
@@ -408,7 +452,7 @@ impl<'a> Parser<'a> {
             span,
         };
         // Seed 003 declarations end at the line break before the next fragment or the graph.
-        let seed_003_end = self.peek().newline_before
+        let seed_003_end = self.line_break_ends_statement()
             && (self.at_keyword(Keyword::Fragment)
                 || self.at_keyword(Keyword::Graph)
                 || self.at(&TokenKind::Eof));
@@ -572,10 +616,9 @@ impl<'a> Parser<'a> {
             "'=' after the left side of the assignment",
         )?;
         let rhs = self.rvalue_top()?;
-        if !(self.eat(&TokenKind::Semicolon)
-            || self.at(&TokenKind::RBrace)
-            || self.peek().newline_before)
-        {
+        let seed_003_end = self.dialect == Dialect::Seed003
+            && (self.at(&TokenKind::RBrace) || self.peek().newline_before);
+        if !(self.eat(&TokenKind::Semicolon) || seed_003_end) {
             return Err(self.expected("';' after the assignment"));
         }
         Ok(Assignment { lhs, rhs, span })

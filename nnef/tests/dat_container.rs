@@ -200,7 +200,12 @@ fn loading_errors_name_the_file() {
     std::fs::create_dir(&latin).unwrap();
     std::fs::write(latin.join("graph.nnef"), b"version 1.0; \xff").unwrap();
     let e = load(&latin).unwrap_err();
-    assert!(e.to_string().contains("not UTF-8"), "{e}");
+    assert!(
+        e.to_string().ends_with(
+            "graph.nnef: not UTF-8 at byte 13 (0xff, line 1 column 14): expected UTF-8 text"
+        ),
+        "{e}"
+    );
     // A missing path.
     let e = load(&dir.path().join("missing.tgz")).unwrap_err();
     assert!(
@@ -360,4 +365,37 @@ fn variable_values_come_from_files_or_generation() {
             9
         )
     );
+}
+
+#[test]
+fn variable_files_are_checked_against_the_graph_without_running_it() {
+    use conformance_nnef::arguments::check_variable_files;
+    let graph_of = |source: &GraphSource| {
+        let text = source.text.replace(
+            "version 1.0;\n",
+            "version 1.0;\nextension KHR_enable_operator_expressions;\n",
+        );
+        let document = conformance_nnef::parse_document(&text).unwrap();
+        let mut graph = conformance_nnef::eval::evaluate(&document).unwrap();
+        source.apply_quantization(&mut graph).unwrap();
+        graph
+    };
+    let source = sample_source();
+    check_variable_files(&graph_of(&source), &source).unwrap();
+    // A file whose shape differs from the declared one names the file and both shapes.
+    let mut bad = sample_source();
+    bad.path = "net".into();
+    bad.variables
+        .insert("conv1/bias".into(), f32_file(vec![2, 1], &[0.5, -0.25]));
+    let e = check_variable_files(&graph_of(&bad), &bad).unwrap_err();
+    assert!(e.file.ends_with("conv1/bias.dat"), "{}", e.file);
+    assert!(
+        e.to_string()
+            .contains("the file holds a tensor of shape [2, 1], the graph declares [1, 2]"),
+        "{e}"
+    );
+    // A variable without a file is not checked (its values are generated).
+    let mut missing = sample_source();
+    missing.variables.remove("conv1/bias");
+    check_variable_files(&graph_of(&missing), &missing).unwrap();
 }

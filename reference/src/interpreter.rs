@@ -44,7 +44,38 @@ const STRUCTURAL: &[(Opcode, Handler)] = &[
     (Opcode::Tuple, tuple),
     (Opcode::GetTupleElement, get_tuple_element),
     (Opcode::Call, call),
+    (Opcode::Fusion, call),
+    (Opcode::Bitcast, bitcast),
 ];
+
+/// `bitcast` (XLA's kBitcast, in optimized modules): the operand's elements in the order they lie
+/// in memory, read back under the result's shape and layout (a reshape or transpose that moves
+/// no data). Errors: [`BackendError::Invalid`] for a tuple operand or result, element counts or
+/// element widths that differ.
+fn bitcast(
+    _ctx: &Context,
+    instr: &HloInstruction,
+    operands: &[&Literal],
+) -> Result<Literal, BackendError> {
+    let ([Literal::Array(a)], Some(result)) = (operands, instr.shape.as_array()) else {
+        return invalid("bitcast takes one array operand and gives an array");
+    };
+    if a.shape().element_count() != result.element_count()
+        || a.element_type().bit_width() != result.element_type.bit_width()
+    {
+        return invalid(format!(
+            "bitcast of {} to {result}: the buffers differ in size",
+            a.shape()
+        ));
+    }
+    let mut out = ArrayLiteral::zeros(result.clone());
+    let from = conformance_spec::index::indices_in_physical_order(a.shape());
+    let to = conformance_spec::index::indices_in_physical_order(result);
+    for (f, t) in from.iter().zip(&to) {
+        out.set_bits(t, a.get_bits(f));
+    }
+    Ok(Literal::Array(out))
+}
 
 pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {
     Err(BackendError::Invalid(msg.into()))

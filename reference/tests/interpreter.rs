@@ -396,10 +396,10 @@ fn capabilities() {
     ] {
         assert!(c.opcodes.contains(&op), "{op}");
     }
-    // 48 element-wise, 5 structural (parameter, constant, tuple, get-tuple-element, call), 15
-    // data-movement, 5 contraction and 6 control-flow opcodes (while, conditional, map, sort,
-    // topk, opt-barrier).
-    assert_eq!(c.opcodes.len(), 48 + 5 + 15 + 5 + 6);
+    // 48 element-wise, 7 structural (parameter, constant, tuple, get-tuple-element, call, and
+    // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
+    // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier).
+    assert_eq!(c.opcodes.len(), 48 + 7 + 15 + 5 + 6);
 }
 
 #[test]

@@ -77,7 +77,14 @@ pub fn passes_values_through(opcode: Opcode) -> bool {
     use Opcode::*;
     matches!(
         opcode,
-        Tuple | GetTupleElement | Call | Parameter | Constant | SetDimensionSize | GetDimensionSize
+        Tuple
+            | GetTupleElement
+            | Call
+            | Fusion
+            | Parameter
+            | Constant
+            | SetDimensionSize
+            | GetDimensionSize
     )
 }
 

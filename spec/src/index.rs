@@ -108,12 +108,61 @@ pub fn physical_positions(shape: &ArrayShape) -> Vec<usize> {
     out
 }
 
+/// Every logical index of `shape`, in the order its elements lie in memory (most major dimension
+/// first, by `minor_to_major`; padding skipped): the order `bitcast` reinterprets (XLA's
+/// kBitcast: the result is the operand's buffer read under the result's shape and layout).
+pub fn indices_in_physical_order(shape: &ArrayShape) -> Vec<Vec<i64>> {
+    let rank = shape.dimensions.len();
+    // Dimensions from the most major to the most minor.
+    let order: Vec<usize> = if shape.layout.minor_to_major.len() == rank {
+        shape
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .collect()
+    } else {
+        (0..rank).collect()
+    };
+    let sizes: Vec<i64> = order.iter().map(|&d| shape.dimensions[d]).collect();
+    let mut out = Vec::with_capacity(shape.element_count());
+    for_each_index(&sizes, |permuted| {
+        let mut index = vec![0i64; rank];
+        for (k, &d) in order.iter().enumerate() {
+            index[d] = permuted[k];
+        }
+        out.push(index);
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::element_type::ElementType;
     use crate::layout::{Layout, PaddingValue};
     use proptest::prelude::*;
+
+    #[test]
+    fn physical_order_follows_minor_to_major() {
+        let column_major =
+            ArrayShape::new(ElementType::F32, vec![2, 3]).with_layout(Layout::new(vec![0, 1]));
+        let order = indices_in_physical_order(&column_major);
+        assert_eq!(
+            order,
+            vec![
+                vec![0, 0],
+                vec![1, 0],
+                vec![0, 1],
+                vec![1, 1],
+                vec![0, 2],
+                vec![1, 2]
+            ]
+        );
+        let row_major = ArrayShape::new(ElementType::F32, vec![2, 3]);
+        assert_eq!(indices_in_physical_order(&row_major)[1], vec![0, 1]);
+    }
 
     /// Lays out the letters of a logical row-major matrix in physical order; padding prints as '0'.
     fn physical_letters(shape: &ArrayShape, letters: &str) -> String {

@@ -168,6 +168,20 @@ pub fn infer_shape_in(
         ReducePrecision => elementwise::reduce_precision(&r),
         Broadcast => movement::broadcast(&r, context),
         Reshape => movement::reshape(&r, context),
+        // A bitcast may also reinterpret the elements as another type of the same width (XLA
+        // writes `s32[] bitcast(f32[] x)` in optimized sort comparators).
+        Bitcast => {
+            movement::reshape(&r, context).and_then(|s| match (s, context.new_element_type) {
+                (Shape::Array(a), Some(t)) if t.bit_width() == a.element_type.bit_width() => {
+                    Ok(Shape::Array(a.with_element_type(t)))
+                }
+                (Shape::Array(a), Some(t)) if t != a.element_type => Err(r.operand_error(format!(
+                    "a bitcast from {} to {t} changes the element width",
+                    a.element_type
+                ))),
+                (s, _) => Ok(s),
+            })
+        }
         Transpose => movement::transpose(&r),
         Slice => movement::slice(&r),
         DynamicSlice => movement::dynamic_slice(&r),
@@ -196,7 +210,7 @@ pub fn infer_shape_in(
         Sort => control_flow::sort(&r, context),
         TopK => control_flow::topk(&r),
         OptimizationBarrier => control_flow::optimization_barrier(&r),
-        Call => {
+        Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,
                 what: "the callee's parameter and root shapes",

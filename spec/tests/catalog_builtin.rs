@@ -558,6 +558,7 @@ const DATA_MOVEMENT: &[(&str, &str, &str, Signature)] = &[
         Signature::SetDimensionSize,
     ),
     ("copy", "copy", "Copy", Signature::Copy),
+    ("bitcast", "bitcast", "Bitcast", Signature::Reshape),
 ];
 
 #[test]

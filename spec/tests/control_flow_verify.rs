@@ -16,6 +16,7 @@ fn every_control_flow_entry_is_cataloged_with_examples() {
         ("sort", Signature::Sort),
         ("topk", Signature::TopK),
         ("optimization-barrier", Signature::OptimizationBarrier),
+        ("fusion", Signature::Call),
     ];
     for (id, signature) in expected {
         let e = c.op(id).unwrap_or_else(|| panic!("{id} is cataloged"));

@@ -537,12 +537,22 @@ fn call(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
         }
     })?;
     g.called.push(callee);
-    g.add(
-        Opcode::Call,
-        array(ty, &dims),
-        operands,
-        vec![computation_attr("to_apply", &name)],
-    )
+    // The `fusion` entry: the same call as XLA's optimized modules write it.
+    let (opcode, mut attributes) = if g.spec.op.opcode == "fusion" {
+        (Opcode::Fusion, vec![computation_attr("calls", &name)])
+    } else {
+        (Opcode::Call, vec![computation_attr("to_apply", &name)])
+    };
+    if opcode == Opcode::Fusion {
+        attributes.insert(
+            0,
+            Attribute {
+                name: "kind".into(),
+                value: AttrValue::Enum("kLoop".into()),
+            },
+        );
+    }
+    g.add(opcode, array(ty, &dims), operands, attributes)
 }
 
 /// `opt-barrier` over a tuple of two arrays, or over one array.

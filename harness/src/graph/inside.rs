@@ -109,7 +109,7 @@ pub(super) fn explain(
     match instruction.opcode {
         Opcode::While => step.while_loop(operands, in_context),
         Opcode::Conditional => step.conditional(operands, in_context),
-        Opcode::Call => step.call(operands, in_context),
+        Opcode::Call | Opcode::Fusion => step.call(operands, in_context),
         Opcode::Map => step.map(operands, in_context),
         _ => Inside::NotApplicable,
     }

@@ -249,6 +249,7 @@ pub fn minimize(
         Opcode::While
             | Opcode::Conditional
             | Opcode::Call
+            | Opcode::Fusion
             | Opcode::Map
             | Opcode::Sort
             | Opcode::TopK

@@ -319,6 +319,13 @@ fn runs(s: &mut String, report: &Report) {
         if f.duplicates > 0 {
             let _ = write!(s, ", {} already read (duplicates)", f.duplicates);
         }
+        for w in &f.warnings {
+            let _ = write!(
+                s,
+                "<br><span class=\"warning\">warning: {}</span>",
+                escape(w)
+            );
+        }
         s.push_str("</li>");
     }
     s.push_str("</ul></section>\n");

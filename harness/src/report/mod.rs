@@ -38,7 +38,11 @@ pub enum ReportError {
     /// No input file was given.
     #[error("no results files given")]
     NoInputs,
-    /// An input cannot be read or has a malformed line (the message names `file:line:col`).
+    /// An input cannot be read, or is not UTF-8 (the message names the file and the offset of
+    /// the first invalid byte).
+    #[error("{0}")]
+    Unreadable(String),
+    /// An input has a malformed line (the message names `file:line:col`).
     #[error(transparent)]
     Results(#[from] ResultsError),
     /// The output file or its parent directories cannot be written.
@@ -65,13 +69,17 @@ pub struct ReportStats {
     pub failing_cells: usize,
     /// Failures explained by accepted deviations, over every backend pair.
     pub known: u64,
+    /// Warnings about the inputs ([`Report::warnings`]), for the command to print.
+    pub warnings: Vec<String>,
 }
 
 /// Reads and merges results files (see the module documentation for the merge rules); failures
 /// that `known` explains are counted as known.
 ///
-/// Errors: [`ReportError::NoInputs`] for an empty list; [`ReportError::Results`] naming the file
-/// (and `line:col` for a malformed line) when one cannot be read.
+/// Errors: [`ReportError::NoInputs`] for an empty list; [`ReportError::Unreadable`] naming a file
+/// that cannot be read or is not UTF-8; [`ReportError::Results`] naming the file and `line:col`
+/// of a malformed line. An empty file or a truncated last line is not an error: see
+/// [`Report::warnings`].
 pub fn build_report(inputs: &[PathBuf], known: &[KnownDeviation]) -> Result<Report, ReportError> {
     model::build(inputs, known)
 }
@@ -112,6 +120,7 @@ pub fn write_report(
             .filter(|c| c.unexplained() > 0)
             .count(),
         known: report.totals.known,
+        warnings: report.warnings(),
     })
 }
 

@@ -73,6 +73,9 @@ pub struct InputFile {
     pub cases: u64,
     /// Case lines ignored because the same case was already read (this or an earlier file).
     pub duplicates: u64,
+    /// What was odd about the file but did not stop the report (an empty file, a truncated last
+    /// line), each naming the file and, where there is one, the line.
+    pub warnings: Vec<String>,
 }
 
 /// Totals over every input.
@@ -255,6 +258,16 @@ pub struct Report {
     pub pairs: Vec<PairReport>,
 }
 
+impl Report {
+    /// Every input file's warnings (an empty file, a truncated last line), in input order.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inputs
+            .iter()
+            .flat_map(|f| f.warnings.iter().cloned())
+            .collect()
+    }
+}
+
 /// Merges results files; see [`super::build_report`].
 pub(super) fn build(inputs: &[PathBuf], known: &[KnownDeviation]) -> Result<Report, ReportError> {
     if inputs.is_empty() {
@@ -265,10 +278,39 @@ pub(super) fn build(inputs: &[PathBuf], known: &[KnownDeviation]) -> Result<Repo
         ..Builder::default()
     };
     for path in inputs {
-        let lines = results::read(path)?;
+        let name = path.display().to_string();
+        let text = crate::text_input::read_text(path).map_err(ReportError::Unreadable)?;
+        let lines = results::parse(&name, &text)?;
         b.add_file(path, lines);
+        if let Some(file) = b.report.inputs.last_mut() {
+            file.warnings = file_warnings(&name, &text);
+        }
     }
     Ok(b.finish(inputs))
+}
+
+/// Warnings about a results file's text that [`results::parse`] reads without an error: an
+/// empty file, and a last line without its newline that is not a complete JSON line (a run
+/// killed while writing it), which is skipped.
+pub(super) fn file_warnings(name: &str, text: &str) -> Vec<String> {
+    if text.trim().is_empty() {
+        return vec![format!(
+            "{name}: empty results file: no run or case recorded"
+        )];
+    }
+    let mut warnings = Vec::new();
+    if !text.ends_with('\n') {
+        let start = results::complete_prefix_len(text);
+        let last = &text[start..];
+        if serde_json::from_str::<ResultLine>(last).is_err() {
+            let line = text[..start].matches('\n').count() + 1;
+            warnings.push(format!(
+                "{name}:{line}: truncated last line ({} bytes, no newline, not a complete JSON results line): skipped (a run killed while writing it; `conformance run --resume` drops it)",
+                last.len()
+            ));
+        }
+    }
+    warnings
 }
 
 /// Identity of a case across files: (filters id, seed, index); the filters id interns

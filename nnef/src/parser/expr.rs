@@ -181,7 +181,8 @@ impl Parser<'_> {
     /// that starts a new line at the top level of an assignment.
     fn starts_postfix_at(&self, n: usize) -> bool {
         let token = self.peek_nth(n);
-        token.kind == TokenKind::LBracket && !(token.newline_before && self.group_depth == 0)
+        token.kind == TokenKind::LBracket
+            && !(self.starts_statement(token) && self.group_depth == 0)
     }
 
     /// A primary expression followed by subscripts.
@@ -324,7 +325,7 @@ impl Parser<'_> {
     /// level of an assignment, which starts the next assignment's tuple).
     fn at_call_paren(&self) -> bool {
         let token = self.peek();
-        token.kind == TokenKind::LParen && !(token.newline_before && self.group_depth == 0)
+        token.kind == TokenKind::LParen && !(self.starts_statement(token) && self.group_depth == 0)
     }
 
     /// `( expr )` or a tuple `( expr, expr, ... )`.

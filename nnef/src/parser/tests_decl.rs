@@ -309,6 +309,55 @@ fn seed_003_optional_semicolons() {
 }
 
 #[test]
+fn khronos_dialect_requires_every_semicolon() {
+    use super::{parse_document_with, Dialect};
+    let khronos = |src: &str| parse_document_with(src, Dialect::Khronos);
+    // Seed 003's example, accepted by default, is refused at the first missing `;`.
+    let seed = "version 1.0\n\ngraph barfoo( input ) -> ( output )\n{\n    input = external(shape = [1,10])\n    output = foo(input)\n}";
+    doc(seed);
+    let e = khronos(seed).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax);
+    assert_eq!(e.span, Span::new(3, 1));
+    assert_eq!(
+        e.message,
+        "expected ';' after the version number, found keyword 'graph'"
+    );
+    // After an assignment: at the token that follows, on the next line.
+    let src = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1])\n    y = relu(x);\n}";
+    doc(src);
+    let e = khronos(src).unwrap_err();
+    assert_eq!(e.span, Span::new(5, 5));
+    assert_eq!(
+        e.message,
+        "expected ';' after the assignment, found identifier 'y'"
+    );
+    // ... also before `}`.
+    let e = khronos("version 1.0; graph G( x ) -> ( y ) { y = f(x) }").unwrap_err();
+    assert_eq!(e.message, "expected ';' after the assignment, found '}'");
+    // Extension lines and fragment declarations.
+    let e = khronos("version 1.0;\nextension KHR_enable_fragment_definitions\ngraph G( x ) -> ( y ) { y = f(x); }").unwrap_err();
+    assert_eq!(e.span, Span::new(3, 1));
+    assert_eq!(
+        e.message,
+        "expected ';' after the extension names, found keyword 'graph'"
+    );
+    let e = khronos(&format!(
+        "version 1.0;\nfragment f( x: tensor ) -> ( y: tensor )\n{GRAPH}"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.message,
+        "expected ';' or '{' after the fragment declaration, found keyword 'graph'"
+    );
+    // A line break is plain white space: `(` on a new line calls what precedes it.
+    let d = khronos("version 1.0; graph G( x ) -> ( y ) {\n  y = f\n  (x);\n}").unwrap();
+    assert_eq!(sexp(&d.graph.body[0].rhs), "(call f x)");
+    // With every `;` written, both dialects read the same document.
+    let full = format!("version 1.0;\nextension KHR_enable_operator_expressions;\n{GRAPH}");
+    assert_eq!(khronos(&full).unwrap(), doc(&full));
+}
+
+#[test]
 fn fragment_declarations_and_definitions() {
     let f =
         fragment("fragment add( x: tensor<scalar>, y: tensor<scalar> ) -> ( z: tensor<scalar> );");

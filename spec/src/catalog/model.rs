@@ -509,6 +509,7 @@ pub fn entry_element_type(
     let first_leaf = |s: &crate::shape::Shape| s.array_leaves().first().map(|a| a.element_type);
     match opcode {
         Opcode::Call
+        | Opcode::Fusion
         | Opcode::Conditional
         | Opcode::While
         | Opcode::OptimizationBarrier

@@ -50,7 +50,7 @@ fn control_flow_rules(opcode: Opcode) -> Option<OpcodeRules> {
     use Opcode::*;
     use Signature as S;
     Some(match opcode {
-        Call => rules(&[S::Call], SAME, &[]),
+        Call | Fusion => rules(&[S::Call], SAME, &[]),
         Map => rules(&[S::Map], &[ResultRule::Chosen], &[]),
         Conditional => rules(&[S::Conditional], SAME, &[]),
         While => rules(&[S::While], SAME, &[]),
@@ -150,6 +150,7 @@ fn data_movement_rules(opcode: Opcode) -> Option<OpcodeRules> {
     Some(match opcode {
         Broadcast => rules(&[S::Broadcast, S::BroadcastInDim], SAME, &["dimensions"]),
         Reshape => rules(&[S::Reshape, S::ReshapeReordering, S::Collapse], SAME, &[]),
+        Bitcast => rules(&[S::Reshape], SAME, &[]),
         Transpose => rules(&[S::Transpose], SAME, &["dimensions"]),
         Slice => rules(&[S::Slice], SAME, &["slice"]),
         DynamicSlice => rules(&[S::DynamicSlice], SAME, &["dynamic_slice_sizes"]),

@@ -8,7 +8,8 @@ use std::collections::HashSet;
 /// How deep `call`s may nest before [`inline_calls`] reports a cycle.
 pub const MAX_CALL_DEPTH: usize = 64;
 
-/// `module` with every `call` in the entry computation replaced by the instructions of the
+/// `module` with every `call` (and `fusion`, a call of its fused computation) in the entry
+/// computation replaced by the instructions of the
 /// computation it calls (recursively, so nested calls are inlined too): a `call`'s parameters
 /// become its operands and its value becomes the callee's root, followed by a `copy` to the
 /// `call`'s shape when the layouts differ. Inlined instructions keep their names where these are
@@ -19,7 +20,11 @@ pub const MAX_CALL_DEPTH: usize = 64;
 /// calls nested deeper than [`MAX_CALL_DEPTH`] (a cycle).
 pub fn inline_calls(module: &HloModule) -> Result<HloModule, String> {
     let entry = module.entry_computation();
-    if !entry.instructions.iter().any(|i| i.opcode == Opcode::Call) {
+    if !entry
+        .instructions
+        .iter()
+        .any(|i| matches!(i.opcode, Opcode::Call | Opcode::Fusion))
+    {
         return Ok(module.clone());
     }
     let mut inliner = Inliner {
@@ -70,7 +75,7 @@ impl Inliner<'_> {
                 continue;
             }
             let operands: Vec<usize> = instruction.operands.iter().map(|&o| index[o]).collect();
-            if instruction.opcode == Opcode::Call {
+            if matches!(instruction.opcode, Opcode::Call | Opcode::Fusion) {
                 index[i] = self.call(instruction, &operands, parameters.is_none(), depth)?;
                 continue;
             }

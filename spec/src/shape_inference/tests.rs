@@ -401,6 +401,33 @@ ENTRY e {
 }
 
 #[test]
+fn verifier_accepts_what_xla_accepts_over_pred() {
+    // XLA's verifier takes a PRED -> PRED bitcast and a select-and-scatter over PRED (jaxlib
+    // compiles and runs both); PRED to another type is still refused, as XLA refuses it.
+    verify_text(
+        "HloModule m\nENTRY main {\n  a = pred[4] parameter(0)\n  ROOT b = pred[4] bitcast-convert(a)\n}",
+    )
+    .unwrap();
+    let e = verify_text(
+        "HloModule m\nENTRY main {\n  a = pred[4] parameter(0)\n  ROOT b = u8[4] bitcast-convert(a)\n}",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("element type pred (result u8)"), "{e}");
+    verify_text(
+        "HloModule m
+ge { a = pred[] parameter(0)  b = pred[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
+or { a = pred[] parameter(0)  b = pred[] parameter(1)  ROOT s = pred[] or(a, b) }
+ENTRY main {
+  x = pred[6] parameter(0)
+  s = pred[3] parameter(1)
+  z = pred[] constant(false)
+  ROOT r = pred[6] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=or
+}",
+    )
+    .unwrap();
+}
+
+#[test]
 fn verifier_names_the_computation_and_instruction() {
     let wrong_shape =
         "HloModule m\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT y = f32[4] negate(x)\n}";

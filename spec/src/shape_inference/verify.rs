@@ -199,6 +199,7 @@ fn verify_instruction(
     if matches!(
         instr.opcode,
         Opcode::Call
+            | Opcode::Fusion
             | Opcode::Scatter
             | Opcode::Reduce
             | Opcode::ReduceWindow

@@ -222,9 +222,11 @@ pub(super) fn reduce_window(g: &mut Gen, ty: ElementType) -> Result<usize, Strin
 }
 
 /// SelectAndScatter: `select` GE or LE over distinct operand values (so the selected element
-/// does not depend on the scan order), `scatter` add from an identity init (0).
+/// does not depend on the scan order), `scatter` add from an identity init (0). Over PRED, whose
+/// two values cannot be distinct, the operand is random and ties select the first element in
+/// row-major scan order (as XLA does); `scatter` is `or` from `false`.
 pub(super) fn select_and_scatter(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
-    if ty.is_pred() || ty.is_complex() {
+    if ty.is_complex() {
         return Err(format!(
             "select-and-scatter: {ty} has no order to select by"
         ));
@@ -232,9 +234,13 @@ pub(super) fn select_and_scatter(g: &mut Gen, ty: ElementType) -> Result<usize, 
     let mut dims = g.dims(1);
     dims.truncate(2);
     let dims = fit(&dims, distinct_limit(ty));
-    let n: i64 = dims.iter().product();
-    let bits = distinct_values(g, ty, n);
-    let x = g.param_bits(ty, &dims, &bits)?;
+    let x = if ty.is_pred() {
+        g.data(ty, &dims)?
+    } else {
+        let n: i64 = dims.iter().product();
+        let bits = distinct_values(g, ty, n);
+        g.param_bits(ty, &dims, &bits)?
+    };
     let w = window(g, &dims, false);
     // The source has the shape of the reduce-window result.
     let out: Vec<i64> = dims
@@ -251,7 +257,12 @@ pub(super) fn select_and_scatter(g: &mut Gen, ty: ElementType) -> Result<usize, 
         g,
         binary_computation("select", ty, Opcode::Compare, Some(direction))?,
     );
-    let scatter = call(g, binary_computation("scatter", ty, Opcode::Add, None)?);
+    let combine = if ty.is_pred() {
+        Opcode::Or
+    } else {
+        Opcode::Add
+    };
+    let scatter = call(g, binary_computation("scatter", ty, combine, None)?);
     let init = scalar(g, ty, 0)?;
     let attributes = vec![
         w.to_attribute(),

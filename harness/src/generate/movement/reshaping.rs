@@ -98,7 +98,13 @@ pub(super) fn reshape(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
     let dims = g.dims(0);
     let x = g.data(ty, &dims)?;
     let out = factorization(g, dims.iter().product());
-    g.add(Opcode::Reshape, array(ty, &out), vec![x], vec![])
+    // The `bitcast` entry: the same shapes, the operand's buffer read under the result's layout.
+    let opcode = if g.spec.op.opcode == "bitcast" {
+        Opcode::Bitcast
+    } else {
+        Opcode::Reshape
+    };
+    g.add(opcode, array(ty, &out), vec![x], vec![])
 }
 
 /// XlaBuilder's Reshape with `dimensions`: the operand's dimensions are first put in that order

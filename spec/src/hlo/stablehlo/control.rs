@@ -91,8 +91,13 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
             Value::from_leaves(&instr.shape, &mut results.into_iter())
                 .ok_or_else(|| at.error("result shape and operand leaves disagree"))
         }
-        Opcode::Call => {
-            let callee = at.called("to_apply")?;
+        Opcode::Call | Opcode::Fusion => {
+            // A fusion is a call of its fused computation (its `kind` only says how XLA emits it).
+            let callee = at.called(if instr.opcode == Opcode::Fusion {
+                "calls"
+            } else {
+                "to_apply"
+            })?;
             let sym = e.printer.function_symbol(instr, callee)?;
             let args: Vec<_> = ops.iter().flat_map(|v| v.leaves()).collect();
             e.op_shaped(instr, "func.call", &args, &[("callee", symbol(&sym))], &[])

@@ -389,6 +389,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | GetTupleElement
                 | Copy
                 | Call
+                | Fusion
                 | While
                 | Conditional
                 | OptimizationBarrier
@@ -427,9 +428,8 @@ impl<'p, 'm> Emitter<'p, 'm> {
         let at = At { comp, instr };
         match instr.opcode {
             Constant => control::constant(self, instr),
-            Tuple | GetTupleElement | Copy | Call | While | Conditional | OptimizationBarrier => {
-                control::emit(self, at, ops)
-            }
+            Tuple | GetTupleElement | Copy | Call | Fusion | While | Conditional
+            | OptimizationBarrier => control::emit(self, at, ops),
             Broadcast | Reshape | Transpose | Slice | Concatenate | Pad | Iota | Reverse
             | GetDimensionSize | SetDimensionSize => movement::emit(self, at, ops),
             DynamicSlice | DynamicUpdateSlice | Gather | Scatter => indexing::emit(self, at, ops),
@@ -664,6 +664,7 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         Map => &["dimensions", "to_apply"],
         TopK => &["k", "largest"],
         Call => &["to_apply"],
+        Fusion => &["calls", "kind"],
         While => &["condition", "body"],
         Conditional => &[
             "true_computation",
