@@ -154,7 +154,9 @@ pub struct BenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// A corpus YAML file, or an HLO text file.
+    /// A corpus YAML file, an HLO text file, a StableHLO file (`.mlir`, as `jax.jit(f).lower(x)
+    /// .as_text()` prints it), a program folder (module.hlo with inputs.npz) or an XLA dump
+    /// folder (`--xla_dump_to`).
     pub file: PathBuf,
     /// Backends, comma-separated; the first is the one the others are compared with.
     #[arg(long, value_delimiter = ',', default_value = "reference,fast")]

@@ -95,8 +95,21 @@ pub(crate) fn load<'c>(
         (file.to_path_buf(), None)
     };
     let text = crate::text_input::read_text(&hlo).map_err(|e| (2, e))?;
-    let module = parse_module(&text).map_err(|e| (2, format!("{}:{e}", hlo.display())))?;
-    unsupported_construct(catalog, &module, &text, &hlo.display().to_string())?;
+    let label = hlo.display().to_string();
+    let module = if hlo.extension().is_some_and(|e| e == "mlir") {
+        // StableHLO (what `jax.jit(f).lower(x).as_text()` prints), pretty or generic form.
+        let (module, map) = conformance_spec::hlo::parse_stablehlo_with_positions(&text)
+            .map_err(|e| (2, format!("{label}:{e}")))?;
+        unsupported_construct(catalog, &module, &|c, i, _| map.position(c, i), &label)?;
+        module
+    } else {
+        let module = parse_module(&text).map_err(|e| (2, format!("{label}:{e}")))?;
+        let position = |c: &str, i: &str, opcode: &str| {
+            conformance_spec::hlo::instruction_position(&text, Some(c), i, opcode)
+        };
+        unsupported_construct(catalog, &module, &position, &label)?;
+        module
+    };
     let (module, targets, passed_through) =
         targets_of(catalog, &module, &hlo.display().to_string())?;
     let names: Vec<String> = module
@@ -125,10 +138,13 @@ pub(crate) fn load<'c>(
 /// The first instruction, in any computation of `module`, that the harness cannot check: an
 /// opcode the reference does not implement. Exit 2 with `file:line:col` of its opcode in `text`, its name and its
 /// computation — wherever it sits (inside a loop body, behind a get-tuple-element).
+/// The (line, column) in its file of an instruction, given its computation, name and opcode.
+type Position<'p> = &'p dyn Fn(&str, &str, &str) -> Option<(usize, usize)>;
+
 fn unsupported_construct(
     catalog: &Catalog,
     module: &HloModule,
-    text: &str,
+    position: Position<'_>,
     label: &str,
 ) -> Result<(), (i32, String)> {
     use conformance_spec::Backend as _;
@@ -140,13 +156,7 @@ fn unsupported_construct(
                 continue;
             }
             let cataloged = catalog.ops().iter().any(|op| op.opcode == i.opcode.name());
-            let (line, column) = conformance_spec::hlo::instruction_position(
-                text,
-                Some(&c.name),
-                &i.name,
-                i.opcode.name(),
-            )
-            .unwrap_or((1, 1));
+            let (line, column) = position(&c.name, &i.name, i.opcode.name()).unwrap_or((1, 1));
             let why = if cataloged {
                 "the reference does not implement it"
             } else {

@@ -245,3 +245,37 @@ fn every_xla_dump_folder_replays_as_its_module() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_program_replays_from_its_stablehlo_as_from_its_hlo() {
+    // `module.stablehlo.mlir` is what `jax.jit(f).lower(*args).as_text()` printed: read into the
+    // same IR, it gets the same verdict (exit 0 on reference and fast) with the same inputs.
+    let mut failures = Vec::new();
+    for p in programs() {
+        let (code, out, err) = conformance(&[
+            "replay",
+            p.join("module.stablehlo.mlir").to_str().unwrap(),
+            "--inputs",
+            p.join("inputs.npz").to_str().unwrap(),
+        ]);
+        if code != 0 || out.contains(": Fail") || !out.contains("fast: Pass") {
+            failures.push(format!("{} (exit {code}):\n{out}{err}", p.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A malformed file names its line and column.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.mlir");
+    std::fs::write(
+        &bad,
+        "func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  \
+         %0 = stablehlo.frobnicate %arg0 : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = conformance(&["replay", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.mlir:2:8: unknown operation `stablehlo.frobnicate`"),
+        "{err}"
+    );
+}

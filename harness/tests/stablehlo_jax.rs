@@ -452,7 +452,11 @@ fn catalog_examples_run_on_xla_as_expected() {
     let catalog = Catalog::builtin().expect("built-in catalog loads");
     let mut jobs = Vec::new();
     let mut unprintable = Vec::new();
-    for op in catalog.ops().iter().filter(|op| !op.unsupported.contains_key("xla")) {
+    for op in catalog
+        .ops()
+        .iter()
+        .filter(|op| !op.unsupported.contains_key("xla"))
+    {
         for ex in &op.examples {
             let module = parse_module(&ex.hlo).unwrap_or_else(|e| panic!("{}: {e}", ex.name));
             let text = match print_stablehlo(&module) {

@@ -22,6 +22,7 @@ mod parser;
 mod printer;
 mod shape_text;
 pub mod stablehlo;
+pub mod stablehlo_parse;
 pub mod transform;
 
 pub use builder::{BuildError, ComputationBuilder};
@@ -35,6 +36,9 @@ pub use ir::{
 };
 pub use parser::{parse_literal, parse_module, parse_shape};
 pub use printer::{write_values, InstructionInComputation};
+pub use stablehlo_parse::{
+    parse_stablehlo, parse_stablehlo_with_positions, StablehloParseError, StablehloSourceMap,
+};
 
 /// Where instruction `name` of computation `computation` is defined in HLO `text`: the 1-based
 /// line and column of its opcode (`add` in `%x = f32[] add(a, b)`), or of the line's start when
