@@ -5,20 +5,9 @@
 //! `--khronos` grammar.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn conformance(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(args)
-        .env("CI", "true")
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::conformance;
 
 /// A fresh directory for one test.
 fn temp_dir(test: &str) -> PathBuf {

@@ -1,19 +1,7 @@
 //! The `conformance` binary: exit statuses, filters, determinism, and clear errors on bad input.
 
-use std::process::Command;
-
-fn conformance(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(args)
-        .env("CI", "true")
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::conformance;
 
 fn temp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("conformance-cli-{}", std::process::id()));

@@ -4,20 +4,9 @@
 //! is named with its file:line:col and exits 2 wherever it sits.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn conformance(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(args)
-        .env("CI", "true")
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::conformance;
 
 fn programs() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/programs");
