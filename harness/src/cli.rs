@@ -39,7 +39,8 @@ pub enum Command {
     /// Run one backend on a program (the reference by default: its exact, correctly rounded
     /// results) and print or write its outputs.
     Eval(EvalArgs),
-    /// Minimize the disagreement of a corpus file or HLO text file and write it to the corpus.
+    /// Minimize the first disagreement of a program (a corpus, HLO or StableHLO file, a program
+    /// or XLA dump folder), on its inputs or the given ones, and write it to the corpus.
     Minimize(MinimizeArgs),
     /// Build a self-contained HTML pass matrix from results files.
     Report(ReportArgs),
@@ -57,7 +58,8 @@ pub enum Command {
     /// several backends and print the ratio of the first backend's time to the last's.
     Bench(BenchArgs),
     /// Validate input files: HLO text (`.hlo`, `.txt`: parsed, then verified — shapes, element
-    /// types, called computations — each error at its file:line:col) or catalog YAML (`.yaml`).
+    /// types, called computations — each error at its file:line:col), StableHLO MLIR (`.mlir`:
+    /// read into the same IR, then verified the same way) or catalog YAML (`.yaml`).
     /// Exit 2 when any file is invalid.
     Check {
         #[arg(required = true)]
@@ -177,6 +179,11 @@ pub struct ReplayArgs {
     /// ... (the root's arrays, depth first).
     #[arg(long, value_name = "FILE.npz")]
     pub outputs: Option<PathBuf>,
+    /// Write the verdicts as a results file (the format of `run --results`; `conformance report`
+    /// renders it): one case per checked value (each leaf of a tuple root), of every module of an
+    /// XLA dump folder. A file that already holds something is refused (nothing is written).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub results: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -205,13 +212,21 @@ pub struct EvalArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct MinimizeArgs {
-    /// A corpus YAML file, or an HLO text file.
+    /// A corpus YAML file, an HLO text file, a StableHLO file (`.mlir`), a program folder
+    /// (module.hlo with inputs.npz) or an XLA dump folder (`--xla_dump_to`: its first module
+    /// that disagrees).
     pub file: PathBuf,
+    /// Backends, comma-separated; the first is the one the others are compared with.
     #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
     pub backends: Vec<String>,
     /// Seed for the inputs of an HLO file.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The program's arguments, as for `replay --inputs`: one .npz archive or one .npy file per
+    /// parameter (default: the file's own, the folder's inputs.npz, or generated from --seed).
+    /// The corpus file's provenance names them.
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub inputs: Vec<PathBuf>,
     /// Where the minimized corpus file is written.
     #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
     pub corpus_dir: PathBuf,
@@ -394,15 +409,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
         Command::Replay(args) => {
             let catalog = load_catalog(&cli.catalog)?;
             let known = crate::known::load(&args.corpus_dir);
-            crate::replay::replay_command(
-                &catalog,
-                &args.file,
-                &args.backends,
-                args.seed,
-                &known,
-                &args.inputs,
-                args.outputs.as_deref(),
-            )
+            crate::replay::replay_command(&catalog, &args, &known)
         }
         Command::Eval(args) => {
             let catalog = load_catalog(&cli.catalog)?;
@@ -410,13 +417,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
         }
         Command::Minimize(args) => {
             let catalog = load_catalog(&cli.catalog)?;
-            crate::replay::minimize_command(
-                &catalog,
-                &args.file,
-                &args.backends,
-                args.seed,
-                &args.corpus_dir,
-            )
+            crate::replay::minimize_command(&catalog, &args)
         }
         Command::Report(args) => {
             let known = crate::known::load(&args.corpus_dir);

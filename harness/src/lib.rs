@@ -21,6 +21,7 @@ pub mod nnef_cmd;
 pub mod npz;
 pub mod oracles;
 pub mod replay;
+pub mod replay_results;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -1,5 +1,7 @@
-//! `conformance replay FILE` and `conformance minimize FILE`: a corpus YAML file, or any HLO text
-//! file (a JAX dump, say) whose inputs are generated from a seed.
+//! `conformance replay FILE` and `conformance minimize FILE`: a corpus YAML file, an HLO text
+//! file (a JAX dump, say), a StableHLO file, a program folder or an XLA dump folder, with the
+//! user's inputs (`--inputs`), the file's own or inputs generated from a seed. What they record
+//! (results files, reproducing commands): [`crate::replay_results`].
 
 use crate::backends;
 use crate::check::{CaseOutcome, Verdict};
@@ -9,6 +11,7 @@ use crate::generate::rng::Rng;
 use crate::generate::values::{self, ValueClass, ValueHints};
 use crate::graph::{self, Fault};
 use crate::minimize;
+use crate::replay_results::{replay_invocation, InputSource, ReplayResults};
 use crate::results::CaseRecord;
 use conformance_spec::catalog::{Catalog, OpEntry};
 use conformance_spec::hlo::{parse_module, transform, HloModule, Opcode};
@@ -25,6 +28,8 @@ pub(crate) struct Loaded<'c> {
     /// entry: the same values).
     pub(crate) program: HloModule,
     pub(crate) args: Vec<Literal>,
+    /// Where `args` come from.
+    pub(crate) inputs_from: InputSource,
     corpus: Option<CorpusCase>,
     targets: Vec<Target<'c>>,
     /// Leaves of a tuple root that nothing computes (parameters, constants): not checked.
@@ -69,15 +74,18 @@ pub(crate) fn load<'c>(
         let module = case
             .module()
             .map_err(|e| (2, format!("{}: {e}", file.display())))?;
-        let args = match given(&module) {
-            Some(args) => args?,
-            None => case
-                .args()
-                .map_err(|e| (2, format!("{}: {e}", file.display())))?,
+        let (args, inputs_from) = match given(&module) {
+            Some(args) => (args?, InputSource::Given(inputs.to_vec())),
+            None => (
+                case.args()
+                    .map_err(|e| (2, format!("{}: {e}", file.display())))?,
+                InputSource::Corpus,
+            ),
         };
         return Ok(Loaded {
             program: module.clone(),
             args,
+            inputs_from,
             corpus: Some(case),
             targets: vec![Target {
                 leaf: None,
@@ -118,17 +126,26 @@ pub(crate) fn load<'c>(
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    let args = match (given(&module), folder_inputs) {
-        (Some(args), _) => args?,
-        (None, Some(npz)) => {
-            crate::npz::read_arguments(&npz, &module.entry_computation().parameter_shapes(), &names)
-                .map_err(|e| (2, e))?
-        }
-        (None, None) => generated_inputs(&module, seed)?,
+    let (args, inputs_from) = match (given(&module), folder_inputs) {
+        (Some(args), _) => (args?, InputSource::Given(inputs.to_vec())),
+        (None, Some(npz)) => (
+            crate::npz::read_arguments(
+                &npz,
+                &module.entry_computation().parameter_shapes(),
+                &names,
+            )
+            .map_err(|e| (2, e))?,
+            InputSource::Folder(npz),
+        ),
+        (None, None) => (
+            generated_inputs(&module, seed)?,
+            InputSource::Generated(seed),
+        ),
     };
     Ok(Loaded {
         program: module,
         args,
+        inputs_from,
         corpus: None,
         targets,
         passed_through,
@@ -391,37 +408,70 @@ pub(crate) fn open_backends(names: &[String]) -> Result<Vec<Arc<dyn Backend>>, (
 /// differences (per leaf when the root is a tuple). Exit 0 when every backend agrees (or, for an
 /// accepted corpus deviation, when it is reproduced), 1 otherwise, 2 on bad input.
 ///
-/// `inputs`: the program's arguments from `.npz`/`.npy` files instead of the file's own or
-/// generated ones. `outputs`: an `.npz` archive to write every backend's results into, named
-/// `<backend>.out0`, `<backend>.out1`, ... (the root's array leaves, depth first); a backend
-/// that fails on the program writes none (its error is printed).
+/// `args.inputs`: the program's arguments from `.npz`/`.npy` files instead of the file's own or
+/// generated ones. `args.outputs`: an `.npz` archive to write every backend's results into,
+/// named `<backend>.out0`, `<backend>.out1`, ... (the root's array leaves, depth first); a
+/// backend that fails on the program writes none (its error is printed). `args.results`: a
+/// results file (the format of `run --results`) with one case per checked target, of every
+/// module of an XLA dump folder; refused (exit 2, nothing written) when it already holds
+/// something, and written only when the replay finishes (exit 0 or 1).
 pub fn replay_command(
     catalog: &Catalog,
-    file: &Path,
-    names: &[String],
-    seed: u64,
+    args: &crate::cli::ReplayArgs,
     known: &[crate::known::KnownDeviation],
-    inputs: &[std::path::PathBuf],
+) -> CliResult {
+    let mut results = args
+        .results
+        .as_deref()
+        .map(ReplayResults::create)
+        .transpose()?;
+    let code = replay_file(
+        catalog,
+        args,
+        &args.file,
+        known,
+        args.outputs.as_deref(),
+        results.as_mut(),
+    )?;
+    if let Some(r) = results {
+        r.finish(catalog, args)?;
+    }
+    Ok(code)
+}
+
+/// [`replay_command`] on `file` (`args.file`, or a module of its XLA dump folder), adding its
+/// records to `results`.
+fn replay_file(
+    catalog: &Catalog,
+    args: &crate::cli::ReplayArgs,
+    file: &Path,
+    known: &[crate::known::KnownDeviation],
     outputs: Option<&Path>,
+    mut results: Option<&mut ReplayResults>,
 ) -> CliResult {
     if let Some(modules) = xla_dump_modules(file)? {
         // An XLA dump folder: each module (un-optimized and optimized) replayed on its own.
         let mut code = 0;
         for m in &modules {
             println!("== {}", m.display());
-            code = code.max(replay_command(
-                catalog, m, names, seed, known, inputs, None,
+            code = code.max(replay_file(
+                catalog,
+                args,
+                m,
+                known,
+                None,
+                results.as_deref_mut(),
             )?);
         }
         return Ok(code);
     }
-    let loaded = load(catalog, file, seed, inputs)?;
-    let owned = open_backends(names)?;
+    let loaded = load(catalog, file, args.seed, &args.inputs)?;
+    let owned = open_backends(&args.backends)?;
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
     for name in &loaded.passed_through {
         println!("`{name}`: an input passed through; not checked");
     }
-    let code = report_targets(
+    let (code, checked) = report_targets(
         catalog,
         &loaded.targets,
         &loaded.args,
@@ -429,6 +479,10 @@ pub fn replay_command(
         loaded.corpus.as_ref(),
         known,
     )?;
+    if let Some(r) = results {
+        let replay = replay_invocation(file, &loaded.inputs_from, &args.backends);
+        r.add(catalog, &loaded.targets, checked, args.seed, &replay);
+    }
     if let Some(path) = outputs {
         let mut results = Vec::new();
         for b in &refs {
@@ -453,9 +507,9 @@ pub fn replay_command(
 }
 
 /// Checks each target on `refs` (the reference first) and prints each backend's verdict, the
-/// per-element differences and the instruction at fault. Returns the exit status: 0 when every
-/// backend agrees (or an accepted corpus deviation is reproduced), 1 otherwise; the reference
-/// failing is exit 3.
+/// per-element differences and the instruction at fault. Returns the exit status — 0 when every
+/// backend agrees (or an accepted corpus deviation is reproduced), 1 otherwise — and what
+/// checking each target found, in order; the reference failing is exit 3.
 pub(crate) fn report_targets(
     catalog: &Catalog,
     targets: &[Target<'_>],
@@ -463,8 +517,9 @@ pub(crate) fn report_targets(
     refs: &[&dyn Backend],
     corpus: Option<&CorpusCase>,
     known: &[crate::known::KnownDeviation],
-) -> CliResult {
+) -> Result<(i32, Vec<Checked>), (i32, String)> {
     let mut code = 0;
+    let mut all = Vec::with_capacity(targets.len());
     for target in targets {
         let indent = match &target.leaf {
             Some(leaf) => {
@@ -570,8 +625,9 @@ pub(crate) fn report_targets(
                 code = 1;
             }
         }
+        all.push(checked);
     }
-    Ok(code)
+    Ok((code, all))
 }
 
 /// The modules of an XLA dump folder (what `XLA_FLAGS=--xla_dump_to=DIR` writes), sorted:
@@ -644,38 +700,53 @@ fn print_figures(
 }
 
 /// `conformance minimize FILE`: minimizes the first disagreement (of the first disagreeing leaf
-/// when the root is a tuple) and writes a corpus file. Exit 0 with the file written, 1 when the
-/// case shows no disagreement, 2 on bad input.
-pub fn minimize_command(
-    catalog: &Catalog,
-    file: &Path,
-    names: &[String],
-    seed: u64,
-    corpus_dir: &Path,
-) -> CliResult {
-    let loaded = load(catalog, file, seed, &[])?;
-    let owned = open_backends(names)?;
-    let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    match minimize_loaded(catalog, loaded, &refs, file, seed, corpus_dir)? {
-        Some(_) => Ok(0),
-        None => {
-            println!(
-                "{}: every backend agrees; nothing to minimize",
-                file.display()
-            );
-            Ok(1)
+/// when the root is a tuple; of the first disagreeing module of an XLA dump folder) of the
+/// program run on `args.inputs` (else the file's own inputs or inputs generated from
+/// `args.seed`) and writes a corpus file whose provenance names those inputs and the command
+/// that replays the program with them. Exit 0 with the file written, 1 when the case shows no
+/// disagreement, 2 on bad input.
+pub fn minimize_command(catalog: &Catalog, args: &crate::cli::MinimizeArgs) -> CliResult {
+    let (modules, dump) = match xla_dump_modules(&args.file)? {
+        Some(modules) => (modules, true),
+        None => (vec![args.file.clone()], false),
+    };
+    let mut owned = None;
+    for m in &modules {
+        if dump {
+            println!("== {}", m.display());
+        }
+        let loaded = load(catalog, m, args.seed, &args.inputs)?;
+        let owned = match &mut owned {
+            Some(owned) => owned,
+            None => owned.insert(open_backends(&args.backends)?),
+        };
+        let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
+        let replay = replay_invocation(m, &loaded.inputs_from, &args.backends);
+        let provenance = match (&loaded.inputs_from, &loaded.corpus) {
+            (InputSource::Corpus, Some(case)) => case.provenance.clone(),
+            (from, _) => from.provenance(replay.clone()),
+        };
+        if minimize_loaded(catalog, loaded, &refs, replay, provenance, &args.corpus_dir)?.is_some()
+        {
+            return Ok(0);
         }
     }
+    println!(
+        "{}: every backend agrees; nothing to minimize",
+        args.file.display()
+    );
+    Ok(1)
 }
 
-/// Minimizes the first disagreement of `loaded` on `refs` and writes it to `corpus_dir`,
-/// printing it; `None` when every backend agrees.
+/// Minimizes the first disagreement of `loaded` on `refs` and writes it to `corpus_dir` with
+/// `provenance`, printing it; `None` when every backend agrees. `replay`: the command that
+/// replays `loaded` (its record's).
 fn minimize_loaded(
     catalog: &Catalog,
     loaded: Loaded,
     refs: &[&dyn Backend],
-    file: &Path,
-    seed: u64,
+    replay: String,
+    provenance: Provenance,
     corpus_dir: &Path,
 ) -> Result<Option<CorpusCase>, (i32, String)> {
     for target in &loaded.targets {
@@ -703,7 +774,7 @@ fn minimize_loaded(
             None => (target.op, target.module.clone()),
         };
         let record = CaseRecord {
-            seed,
+            seed: provenance.seed,
             index: 0,
             op: op.id.clone(),
             row: op.id.clone(),
@@ -711,7 +782,7 @@ fn minimize_loaded(
             target: None,
             instruction: checked.fault.as_ref().map(|f| f.instruction.clone()),
             hlo: None,
-            replay: format!("conformance replay {}", file.display()),
+            replay: replay.clone(),
             minimized: None,
             reference_micros: checked.outcome.reference_micros,
             reference_error: None,
@@ -722,12 +793,6 @@ fn minimize_loaded(
         };
         let started = std::time::Instant::now();
         let m = minimize::minimize(op, &module, &args, refs, target_class).map_err(|e| (1, e))?;
-        let provenance = loaded.corpus.map(|c| c.provenance).unwrap_or(Provenance {
-            seed,
-            case_index: 0,
-            generator: "inputs generated by `conformance minimize`".into(),
-            command: record.replay.clone(),
-        });
         let case = minimize::corpus_case(&record, target_class, &m, provenance, refs);
         let path = case.save(corpus_dir).map_err(|e| (2, e))?;
         println!(
@@ -754,211 +819,4 @@ fn minimize_loaded(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use conformance_fast::Fast;
-    use conformance_reference::Reference;
-    use conformance_spec::{BackendError, Capabilities};
-    use std::path::PathBuf;
-
-    /// The fast backend run instruction by instruction, except that every `opcode` instruction
-    /// (producing `element_type` when given) has the lowest bit of its first element flipped: a
-    /// bug in one kernel, wherever the instruction sits in the graph.
-    struct Buggy {
-        opcode: Opcode,
-        element_type: Option<&'static str>,
-    }
-
-    impl Backend for Buggy {
-        fn name(&self) -> &str {
-            "buggy"
-        }
-        fn capabilities(&self) -> Capabilities {
-            Fast::new().capabilities()
-        }
-        fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
-            let entry = module.entry_computation();
-            let mut values: Vec<Literal> = Vec::new();
-            for instruction in &entry.instructions {
-                let value = match instruction.opcode {
-                    Opcode::Parameter => {
-                        args[instruction.parameter_number.unwrap() as usize].clone()
-                    }
-                    Opcode::Tuple => Literal::Tuple(
-                        instruction
-                            .operands
-                            .iter()
-                            .map(|&o| values[o].clone())
-                            .collect(),
-                    ),
-                    _ => {
-                        let operands: Vec<ArrayLiteral> = instruction
-                            .operands
-                            .iter()
-                            .map(|&o| values[o].as_array().unwrap().clone())
-                            .collect();
-                        let (single, single_args) =
-                            crate::minimize::single_op_module(instruction, &operands);
-                        let mut out = Fast::new().execute(&single, &single_args)?;
-                        let type_matches = self.element_type.is_none_or(|t| {
-                            out.as_array()
-                                .is_some_and(|a| a.element_type().to_string() == t)
-                        });
-                        if let (true, true, Literal::Array(a)) =
-                            (instruction.opcode == self.opcode, type_matches, &mut out)
-                        {
-                            let bits = a.get_bits_linear(0);
-                            a.set_bits_linear(0, bits ^ 1);
-                        }
-                        out
-                    }
-                };
-                values.push(value);
-            }
-            Ok(values.swap_remove(entry.root))
-        }
-    }
-
-    fn dump(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../spec/tests/data/jax")
-            .join(name)
-    }
-
-    fn f32s(dims: &[i64], values: &[f64]) -> Literal {
-        let shape = conformance_spec::hlo::parse_shape(&format!(
-            "f32[{}]",
-            dims.iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        ))
-        .unwrap();
-        Literal::Array(ArrayLiteral::from_f64s(shape.as_array().unwrap().clone(), values).unwrap())
-    }
-
-    fn run(file: &str, bug: &Buggy, args: Option<Vec<Literal>>) -> (Vec<Checked>, Vec<String>) {
-        run_with(&Catalog::builtin().unwrap(), file, bug, args)
-    }
-
-    fn run_with(
-        catalog: &Catalog,
-        file: &str,
-        bug: &Buggy,
-        args: Option<Vec<Literal>>,
-    ) -> (Vec<Checked>, Vec<String>) {
-        let catalog = catalog.clone();
-        let mut loaded = load(&catalog, &dump(file), 1, &[]).unwrap();
-        if let Some(args) = args {
-            loaded.args = args;
-        }
-        let refs: [&dyn Backend; 2] = [&Reference, bug];
-        let checked = loaded
-            .targets
-            .iter()
-            .map(|t| check_target(&catalog, t, &loaded.args, &refs).unwrap())
-            .collect();
-        let leaves = loaded
-            .targets
-            .iter()
-            .filter_map(|t| t.leaf.clone())
-            .collect();
-        (checked, leaves)
-    }
-
-    fn clip_args(x0: f64) -> Option<Vec<Literal>> {
-        Some(vec![f32s(&[2, 3], &[x0, -0.25, 0.1, 2.0, -3.0, 0.0])])
-    }
-
-    #[test]
-    fn a_bug_inside_a_called_computation_is_localized_there() {
-        let bug = Buggy {
-            opcode: Opcode::Maximum,
-            element_type: None,
-        };
-        let (checked, _) = run("clip.hlo", &bug, clip_args(0.5));
-        let [c] = checked.as_slice() else {
-            panic!("one target")
-        };
-        assert_eq!(c.outcome.outcomes[0].verdict, Verdict::Fail);
-        let fault = c.fault.as_ref().expect("localized");
-        assert_eq!(
-            fault.instruction, "max.3",
-            "the instruction inside `clip.1`"
-        );
-        assert_eq!(fault.op, "maximum");
-        // Without the bug the dump passes.
-        let fine = Buggy {
-            opcode: Opcode::Tuple,
-            element_type: None,
-        };
-        let (checked, _) = run("clip.hlo", &fine, clip_args(0.5));
-        assert_eq!(checked[0].outcome.outcomes[0].verdict, Verdict::Pass);
-    }
-
-    #[test]
-    fn a_call_rooted_dump_is_minimized_from_the_instruction_at_fault() {
-        let catalog = Catalog::builtin().unwrap();
-        let file = dump("clip.hlo");
-        let mut loaded = load(&catalog, &file, 1, &[]).unwrap();
-        loaded.args = clip_args(0.5).unwrap();
-        let bug = Buggy {
-            opcode: Opcode::Maximum,
-            element_type: None,
-        };
-        let refs: [&dyn Backend; 2] = [&Reference, &bug];
-        let dir = std::env::temp_dir().join(format!("conformance-replay-{}", std::process::id()));
-        let case = minimize_loaded(&catalog, loaded, &refs, &file, 1, &dir)
-            .unwrap()
-            .expect("a disagreement");
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(case.op, "maximum");
-        let module = case.module().unwrap();
-        let instructions = &module.entry_computation().instructions;
-        assert_eq!(
-            instructions.len(),
-            3,
-            "maximum of two parameters: {}",
-            case.hlo
-        );
-        assert_eq!(
-            module.entry_computation().root_instruction().opcode,
-            Opcode::Maximum
-        );
-    }
-
-    #[test]
-    fn a_bug_in_an_instruction_without_catalog_entry_stays_a_failure() {
-        let bug = Buggy {
-            opcode: Opcode::Broadcast,
-            element_type: None,
-        };
-        // With the data-movement family, the wrong broadcast is localized.
-        let (checked, _) = run("clip.hlo", &bug, clip_args(2.0));
-        let fault = checked[0].fault.as_ref().expect("localized");
-        assert_eq!(fault.instruction, "min.2");
-        // Without it (a catalog of the element-wise family only), the broadcast cannot be judged
-        // alone: the root's failure stands, unlocalized, naming where localization stopped.
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/ops/elementwise.yaml");
-        let text = std::fs::read_to_string(&root).unwrap();
-        let elementwise = Catalog::from_sources(&[(root.display().to_string(), text)]).unwrap();
-        let (checked, _) = run_with(&elementwise, "clip.hlo", &bug, clip_args(2.0));
-        let c = &checked[0];
-        assert_eq!(c.outcome.outcomes[0].verdict, Verdict::Fail);
-        assert!(c.fault.is_none());
-        let why = c.unlocalized.as_deref().unwrap_or_default();
-        assert!(why.contains("`min.2` (broadcast)"), "{why}");
-    }
-
-    #[test]
-    fn a_tuple_root_is_checked_leaf_by_leaf() {
-        let bug = Buggy {
-            opcode: Opcode::BitcastConvert,
-            element_type: Some("u8"),
-        };
-        let (checked, leaves) = run("bitcast.hlo", &bug, None);
-        assert_eq!(leaves, ["bitcast_convert_type.2", "bitcast_convert_type.3"]);
-        assert_eq!(checked[0].outcome.outcomes[0].verdict, Verdict::Pass);
-        assert_eq!(checked[1].outcome.outcomes[0].verdict, Verdict::Fail);
-    }
-}
+mod tests;

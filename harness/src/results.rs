@@ -8,6 +8,7 @@
 
 use crate::check::BackendOutcome;
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::Path;
 
 /// One line of a results file.
@@ -27,14 +28,18 @@ pub struct RunStart {
     pub seed: u64,
     /// `(k, n)`: this run covers the case indices `i` with `i mod n == k - 1` (`--shard k/n`).
     pub shard: Option<(u64, u64)>,
-    /// `--ops` and `--dtypes` filters as given.
+    /// `--ops` and `--dtypes` filters as given. `conformance replay --results` has no filters:
+    /// its `ops` is one `replay FILE [--inputs ...]` naming what it replayed (a report keeps
+    /// apart the cases of runs with different filters, so a replay's cases never merge with a
+    /// sweep's or another replay's of the same seed and indices).
     pub ops: Vec<String>,
     pub dtypes: Vec<String>,
     /// Backend names, the reference first.
     pub backends: Vec<String>,
     /// Hash of the catalog's YAML sources.
     pub catalog_hash: String,
-    /// The budget: `"cases:N"` or `"time:SECONDS"`.
+    /// The budget: `"cases:N"` or `"time:SECONDS"` (`conformance replay --results`: `"cases:N"`,
+    /// its number of records).
     pub budget: String,
     /// Swarm configuration (`--swarm`), when the sweep used one, as text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,6 +144,38 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<ResultLine>, ResultsError> {
         }
     }
     Ok(out)
+}
+
+/// Refuses a results file that already holds something (nothing is written to it), in the
+/// words of the command: `remedy` says what to do instead (e.g. "pass --resume to continue that
+/// sweep, or give another file"). A missing or empty file is fine, and so is what is not a file
+/// (a folder: opening it says why it cannot be written).
+///
+/// Errors: the message naming the file and its number of lines, then `remedy`.
+pub fn refuse_non_empty(path: &Path, remedy: &str) -> Result<(), String> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0) {
+        return Ok(());
+    }
+    let lines = std::fs::read(path)
+        .map(|b| b.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count())
+        .unwrap_or(0);
+    Err(format!(
+        "{}: the results file is not empty ({lines} line(s) of an earlier run); {remedy} \
+         (nothing was written)",
+        path.display()
+    ))
+}
+
+/// Writes one line and flushes it to the file (a line is either entirely written or, after a
+/// kill, a partial last line that `--resume` drops).
+///
+/// Errors: the file cannot be written.
+pub fn write_line(file: &mut std::fs::File, line: &ResultLine) -> Result<(), String> {
+    let mut text = serde_json::to_string(line).map_err(|e| e.to_string())?;
+    text.push('\n');
+    file.write_all(text.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(|e| format!("writing results: {e}"))
 }
 
 /// The byte length of the complete lines of `text` (everything up to and including the last

@@ -12,7 +12,7 @@ use crate::generate::{self, Filters, GeneratorConfig};
 use crate::graph;
 use crate::known::{self, KnownDeviation};
 use crate::minimize;
-use crate::results::{self, CaseRecord, ResultLine, RunEnd, RunStart};
+use crate::results::{self, write_line, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
 use conformance_spec::Backend;
 use serde::{Deserialize, Serialize};
@@ -399,18 +399,14 @@ fn open_results(
                 .map_err(|e| format!("{}: cannot truncate a partial line: {e}", path.display()))?;
         }
         start_line.resumed = true;
-    } else if !options.append && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+    } else if !options.append {
         // A second sweep in one file is allowed (a report merges them), but only when asked for:
         // a forgotten `--resume` would otherwise silently add a whole second run.
-        let lines = std::fs::read(path)
-            .map(|b| b.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count())
-            .unwrap_or(0);
-        return Err(format!(
-            "{}: the results file is not empty ({lines} line(s) of an earlier run); pass --resume \
-             to continue that sweep, --append to add this run to the file, or give another file \
-             (nothing was written)",
-            path.display()
-        ));
+        results::refuse_non_empty(
+            path,
+            "pass --resume to continue that sweep, --append to add this run to the file, or give \
+             another file",
+        )?;
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -419,16 +415,6 @@ fn open_results(
         .map_err(|e| format!("{}: cannot open results file: {e}", path.display()))?;
     write_line(&mut file, &ResultLine::RunStart(start_line))?;
     Ok((Some(file), done))
-}
-
-/// Writes one line and flushes it to the file (a line is either entirely written or, after a
-/// kill, a partial last line that `--resume` drops).
-fn write_line(file: &mut std::fs::File, line: &ResultLine) -> Result<(), String> {
-    let mut text = serde_json::to_string(line).map_err(|e| e.to_string())?;
-    text.push('\n');
-    file.write_all(text.as_bytes())
-        .and_then(|_| file.flush())
-        .map_err(|e| format!("writing results: {e}"))
 }
 
 /// The case indices of this run, in order: the shard's indices, minus those done, until the
