@@ -453,6 +453,36 @@ def _random_uniform():
     return f, (key,)
 
 
+# --- special functions ----------------------------------------------------------------------------
+
+
+@program("special_functions",
+         "jax.scipy.special / lax special functions of f32[32] that JAX lowers to CHLO ops "
+         "(chlo.lgamma, digamma, erf_inv, bessel_i1e, asin, acosh, atanh, sinh, erfc, polygamma, "
+         "zeta, next_after in module.stablehlo.mlir; their decompositions in module.hlo): "
+         "x in (-3.5, 8) with non-integer negatives, u in (-0.99, 0.99); out0 gammaln(x), "
+         "out1 digamma(x), out2 erfinv(u), out3 i1e(x), out4 arcsin(u), out5 arccosh(|x| + 1), "
+         "out6 arctanh(u), out7 sinh(x), out8 erfc(x), out9 polygamma(1, |x| + 0.5), "
+         "out10 zeta(|x| + 1.5, |x| + 0.25), out11 nextafter(x, u)",
+         ["log", "multiply"])
+def _special_functions():
+    rng = np.random.default_rng(16)
+    x = rng.uniform(-3.5, 8.0, 32).astype(f32)
+    x[:4] = np.array([1.0, 2.0, 0.5, -2.5], dtype=f32)   # lgamma's zeros, a half-integer pole gap
+    u = rng.uniform(-0.99, 0.99, 32).astype(f32)
+    u[:3] = np.array([0.0, -0.0, 0.5], dtype=f32)
+
+    def f(x, u):
+        ax = jnp.abs(x)
+        return (jax.scipy.special.gammaln(x), jax.scipy.special.digamma(x),
+                jax.scipy.special.erfinv(u), jax.scipy.special.i1e(x), jnp.arcsin(u),
+                jnp.arccosh(ax + 1.0), jnp.arctanh(u), jnp.sinh(x), lax.erfc(x),
+                jax.scipy.special.polygamma(1, ax + 0.5), lax.zeta(ax + 1.5, ax + 0.25),
+                lax.nextafter(x, u))
+
+    return f, (x, u)
+
+
 # --- dumping --------------------------------------------------------------------------------------
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?[\w.\-]+\s*=\s*(.*)$")

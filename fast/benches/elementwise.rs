@@ -3,7 +3,6 @@
 //! exp, tanh and logistic f32 (elements/s), and for information add bf16 and exp f64.
 
 use conformance_fast::Fast;
-use conformance_spec::literal::ArrayLiteral;
 use conformance_spec::{ArrayShape, Backend, ElementType, Literal, Opcode};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -14,21 +13,9 @@ mod common;
 
 const N: usize = 16 << 20;
 
-/// Deterministic values in [lo, hi) (a 64-bit LCG), as bits of the element type.
+/// `n` deterministic values in [lo, hi) of `ty` ([`common::uniform_values`]).
 fn values(ty: ElementType, lo: f64, hi: f64, seed: u64) -> Literal {
-    let f = ty.float_format().expect("float type");
-    let mut s = seed;
-    let shape = ArrayShape::new(ty, vec![N as i64]);
-    let bits: Vec<u128> = (0..N)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
-            f.encode(lo + (hi - lo) * u) as u128
-        })
-        .collect();
-    ArrayLiteral::from_bits(shape, &bits).expect("shape").into()
+    common::uniform_values(ty, N, lo, hi, seed)
 }
 
 fn bench(c: &mut Criterion) {

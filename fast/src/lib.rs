@@ -17,6 +17,12 @@
 //!   select, clamp, convert, bitcast-convert, reduce-precision, floor/ceil/round, abs, negate,
 //!   sign, maximum/minimum, remainder, real/imag/complex);
 //! - at most 1 ULP for the f32 and f64 transcendental functions;
+//! - for the CHLO special functions (`elementwise::special`): f32 correctly rounded on the
+//!   measured samples; f64 within 0.75 ULP (asin, acos, atan, sinh, cosh, asinh, acosh, atanh),
+//!   1 ULP (erf⁻¹, I₁e, digamma for x > 0), 1.4 ULP (zeta, polygamma), 1.9 ULP (lgamma for x > 0)
+//!   and 2.4 ULP (erfc); lgamma and digamma lose relative accuracy next to their negative zeros
+//!   (the catalog's conditioning allowance); complex c128 within 2 ULP normwise; `next-after`
+//!   bit-exact in every format;
 //! - correctly rounded results for bf16, f16 and the f8 types (computed in f64 and rounded once).
 //!
 //! Contractions (dot, convolution, reduce, reduce-window, select-and-scatter) run on GEMM kernels
@@ -131,7 +137,8 @@ impl Fast {
 /// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
 /// `get-tuple-element`, `copy`), the data-movement family, the element-wise family, the
 /// contraction family (dot, convolution, reduce, reduce-window, select-and-scatter) and the
-/// control-flow family (while, conditional, map, sort, topk, opt-barrier) of seed 004.
+/// control-flow family (while, conditional, map, sort, topk, opt-barrier) of seed 004, and the
+/// CHLO special functions (`spec/ops/chlo.yaml`, [`elementwise::special`]).
 pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
@@ -214,6 +221,23 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Sort,
     Opcode::TopK,
     Opcode::OptimizationBarrier,
+    // CHLO special functions (elementwise::special).
+    Opcode::Asin,
+    Opcode::Acos,
+    Opcode::Atan,
+    Opcode::Sinh,
+    Opcode::Cosh,
+    Opcode::Asinh,
+    Opcode::Acosh,
+    Opcode::Atanh,
+    Opcode::Erfc,
+    Opcode::ErfInv,
+    Opcode::Lgamma,
+    Opcode::Digamma,
+    Opcode::BesselI1e,
+    Opcode::NextAfter,
+    Opcode::Polygamma,
+    Opcode::Zeta,
 ];
 
 impl Backend for Fast {

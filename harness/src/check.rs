@@ -5,7 +5,9 @@ use crate::compare::{compare, Allowance, Budget, Comparison};
 use crate::executor::Stage;
 use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::conditioning::{self, ConditionAllowance};
-use conformance_spec::catalog::{masks, resolve_element_types, ComplexError, OpEntry, OrderSet};
+use conformance_spec::catalog::{
+    masks, resolve_element_types, ComplexError, Conditioning, OpEntry, OrderSet,
+};
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::{HloComputation, HloModule, Opcode};
 use conformance_spec::index;
@@ -285,12 +287,28 @@ pub fn element_allowances(
         let allowance = match rule {
             _ if masked => Allowance::Masked,
             None => Allowance::Budget,
-            Some((rule, f)) => match conditioning::allowance(rule, &input_types, &inputs, f) {
-                None => Allowance::Budget,
-                Some(ConditionAllowance::ExtraUlps(u)) => Allowance::ExtraUlps(u),
-                Some(ConditionAllowance::Undetermined) => Allowance::Masked,
-                Some(ConditionAllowance::Infinity) => Allowance::Infinity,
-            },
+            Some((rule, f)) => {
+                let condition = match rule {
+                    // The reference has the function, so it computes κ (at high precision).
+                    // An infinite κ is an exact zero of f at a representable input (lgamma(1),
+                    // lgamma(2)): no perturbation of the input is in play there, and careful
+                    // implementations return the exact 0, so the entry's budget applies.
+                    Conditioning::Function => input_types
+                        .first()
+                        .and_then(|&t| {
+                            conformance_reference::condition_number(root.opcode, t, &inputs)
+                        })
+                        .filter(|kappa| kappa.is_finite())
+                        .map(|kappa| conditioning::allowance_from_kappa(kappa, f, None)),
+                    _ => conditioning::allowance(rule, &input_types, &inputs, f),
+                };
+                match condition {
+                    None => Allowance::Budget,
+                    Some(ConditionAllowance::ExtraUlps(u)) => Allowance::ExtraUlps(u),
+                    Some(ConditionAllowance::Undetermined) => Allowance::Masked,
+                    Some(ConditionAllowance::Infinity) => Allowance::Infinity,
+                }
+            }
         };
         allowances.push(allowance);
     });

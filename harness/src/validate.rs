@@ -19,9 +19,31 @@ pub fn check_file(path: &Path) -> Result<(), String> {
         Catalog::from_sources(&[(label, text)])
             .map(|_| ())
             .map_err(|e| e.to_string())
+    } else if path.extension().is_some_and(|e| e == "mlir") {
+        check_stablehlo(&label, &text)
     } else {
         check_hlo(&label, &text)
     }
+}
+
+/// Reads StableHLO `text` (pretty or generic MLIR, from the file `label`) into the IR and
+/// verifies it as [`check_hlo`] verifies HLO.
+///
+/// Errors: a syntax or translation error as `LABEL:LINE:COL: message`; a verification error as
+/// `LABEL:LINE:COL: computation %C, instruction %I: message`, LINE:COL being the operation that
+/// became the offending instruction (or 1:1 when it has no position, e.g. a `get-tuple-element`
+/// the reader made).
+pub fn check_stablehlo(label: &str, text: &str) -> Result<(), String> {
+    let (module, map) = conformance_spec::hlo::parse_stablehlo_with_positions(text)
+        .map_err(|e| format!("{label}:{e}"))?;
+    verify_module(&module).map_err(|e| {
+        let (line, column) = e
+            .instruction
+            .as_deref()
+            .and_then(|i| map.position(&e.computation, i))
+            .unwrap_or((1, 1));
+        format!("{label}:{line}:{column}: {e}")
+    })
 }
 
 /// Parses and verifies HLO `text` read from the file `label`.

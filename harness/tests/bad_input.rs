@@ -223,6 +223,34 @@ fn check_reports_shape_errors_at_the_line_and_column_of_the_instruction() {
             "catalog: ",
         ],
     );
+    // StableHLO (`.mlir`) is read into the same IR and verified the same way: an element type
+    // the operation does not take is named at the operation's line:col; a valid module is ok.
+    let mlir = dir.join("types.mlir");
+    std::fs::write(
+        &mlir,
+        "func.func public @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {\n  \
+         %0 = chlo.lgamma %arg0 : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>\n  \
+         return %0 : tensor<2xcomplex<f32>>\n}\n",
+    )
+    .unwrap();
+    assert_bad_input(
+        conformance(&["check", s(&mlir)]),
+        &[&format!("{}:2:8:", s(&mlir)), "element type c64"],
+    );
+    let good = dir.join("good.mlir");
+    std::fs::write(
+        &good,
+        "func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  \
+         %0 = chlo.lgamma %arg0 : tensor<2xf32> -> tensor<2xf32>\n  \
+         return %0 : tensor<2xf32>\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = conformance(&["check", s(&good)]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, format!("{}: ok", s(&good)).as_str()),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -130,11 +130,28 @@ fn every_program_from_stablehlo_matches_its_hlo_on_reference_and_fast() {
         };
         // The HLO printed as StableHLO by this crate and read back computes the same, too
         // (where the printer has a form for every instruction).
-        let mut problems: Vec<String> = backends
+        // A CHLO function (`chlo.lgamma`, `chlo.sinh`, ...) is its own operation in the StableHLO
+        // and the exact function in the IR, while module.hlo holds the expansion JAX made of it
+        // for XLA: the two compute different functions, so only the printer round trip below
+        // compares them.
+        let chlo_functions = mlir
+            .computations
             .iter()
-            .filter_map(|b| compare(*b, &hlo, &mlir, dir))
-            .collect();
-        let mut note = String::new();
+            .flat_map(|c| &c.instructions)
+            .any(|i| i.opcode.is_chlo_function());
+        let mut problems: Vec<String> = if chlo_functions {
+            Vec::new()
+        } else {
+            backends
+                .iter()
+                .filter_map(|b| compare(*b, &hlo, &mlir, dir))
+                .collect()
+        };
+        let mut note = if chlo_functions {
+            " (CHLO functions: the HLO holds their expansions, not compared)".to_string()
+        } else {
+            String::new()
+        };
         match print_stablehlo(&hlo) {
             Err(e) => note = format!(" (no printer round trip: {e})"),
             Ok(text) => match parse_stablehlo(&text) {

@@ -21,6 +21,9 @@
 //!   `opt-barrier`.
 //! - [`eval_element`] evaluates one element of an element-wise instruction from raw bits; the
 //!   array path is built on it, and exhaustive tests and the harness's masks use it directly.
+//! - [`condition_number`] gives the condition number of the real CHLO special functions (erf-inv,
+//!   lgamma, digamma, bessel-i1e, erfc, polygamma, zeta, asin ... atanh) at one element, for the
+//!   harness's conditioning allowance.
 //! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
 //!   until their bounds round to one value.
 
@@ -33,7 +36,7 @@ pub mod round;
 pub mod ziv;
 
 pub use contraction::{accumulation_bounds, AccumulationBound};
-pub use elementwise::{eval_element, prepare, ElementFn};
+pub use elementwise::{condition_number, eval_element, prepare, ElementFn};
 
 use conformance_spec::backend::{Backend, BackendError, Capabilities, SubnormalMode};
 use conformance_spec::hlo::ir::HloModule;

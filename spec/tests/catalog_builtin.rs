@@ -87,20 +87,23 @@ fn builtin_catalog_loads_its_families() {
             "elementwise",
             "data_movement",
             "contractions",
-            "control_flow"
+            "control_flow",
+            "chlo"
         ]
     );
     assert_eq!(c.family_of("add"), Some("elementwise"));
     assert_eq!(c.family_of("gather"), Some("data_movement"));
     assert_eq!(c.family_of("dot-general"), Some("contractions"));
     assert_eq!(c.family_of("while"), Some("control_flow"));
+    assert_eq!(c.family_of("lgamma"), Some("chlo"));
     assert_eq!(c.family_of("no-such-op"), None);
     assert!(c.op("no-such-op").is_none());
     assert_eq!(
         c.ops_of_family("elementwise").count()
             + c.ops_of_family("data_movement").count()
             + c.ops_of_family("contractions").count()
-            + c.ops_of_family("control_flow").count(),
+            + c.ops_of_family("control_flow").count()
+            + c.ops_of_family("chlo").count(),
         c.ops().len()
     );
     let loc = c.location_of("add").expect("add has a location");

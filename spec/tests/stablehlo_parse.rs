@@ -113,6 +113,44 @@ fn elementwise_operations() {
     assert!(entry(&m).instructions.iter().any(|i| i.name == "arg0"));
 }
 
+/// CHLO's functions in the pretty form JAX prints (as `jax.jit(jax.lax.lgamma).lower(x)
+/// .as_text()` shows them), each its own opcode, never a decomposition.
+#[test]
+fn chlo_functions_as_jax_prints_them() {
+    let m = parse(&wrap(
+        "    %0 = chlo.erf_inv %arg0 : tensor<4xf32> -> tensor<4xf32>
+    %1 = chlo.lgamma %0 : tensor<4xf32> -> tensor<4xf32>
+    %2 = chlo.digamma %1 : tensor<4xf32> -> tensor<4xf32>
+    %3 = chlo.bessel_i1e %2 : tensor<4xf32> -> tensor<4xf32>
+    %4 = chlo.erfc %3 : tensor<4xf32> -> tensor<4xf32>
+    %5 = chlo.next_after %4, %arg0 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %6 = chlo.polygamma %arg0, %5 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %7 = chlo.zeta %6, %arg0 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %8 = chlo.asin %7 : tensor<4xf32> -> tensor<4xf32>
+    %9 = chlo.acosh %8 : tensor<4xf32> -> tensor<4xf32>
+    %10 = chlo.sinh %arg1 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+    stablehlo.return %9, %10 : tensor<4xf32>, tensor<4xcomplex<f32>>",
+        "%arg0: tensor<4xf32>, %arg1: tensor<4xcomplex<f32>>",
+        "tensor<4xf32>, tensor<4xcomplex<f32>>",
+    ));
+    assert_eq!(
+        ops(entry(&m)),
+        [
+            "erf-inv f32[4]{0}",
+            "lgamma f32[4]{0}",
+            "digamma f32[4]{0}",
+            "bessel-i1e f32[4]{0}",
+            "erfc f32[4]{0}",
+            "next-after f32[4]{0}",
+            "polygamma f32[4]{0}",
+            "zeta f32[4]{0}",
+            "asin f32[4]{0}",
+            "acosh f32[4]{0}",
+            "sinh c64[4]{0}",
+        ]
+    );
+}
+
 #[test]
 fn constants_are_bit_exact_in_every_form() {
     let m = parse(&wrap(
@@ -590,9 +628,9 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "`stablehlo.fft` has no translation",
     ),
     (
-        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = chlo.lgamma %a : tensor<4xf32> -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = chlo.sinh_foo %a : tensor<4xf32> -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         "2:8:",
-        "`chlo.lgamma` has no HLO opcode",
+        "`chlo.sinh_foo` has no HLO opcode",
     ),
     (
         "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %b : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
@@ -725,6 +763,35 @@ fn jax_dumps_and_corpus_programs_round_trip_through_the_printer() {
 /// HLO modules using every operation of the catalog (and the attribute forms the printer
 /// translates), for the round trip.
 const MODULES: &[(&str, &str)] = &[
+    (
+        "chlo",
+        "HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  z = c64[4] parameter(2)
+  u1 = f32[4] asin(a)
+  u2 = f32[4] acos(u1)
+  u3 = f32[4] atan(u2)
+  u4 = f32[4] sinh(u3)
+  u5 = f32[4] cosh(u4)
+  u6 = f32[4] asinh(u5)
+  u7 = f32[4] acosh(u6)
+  u8 = f32[4] atanh(u7)
+  u9 = f32[4] erfc(u8)
+  u10 = f32[4] erf-inv(u9)
+  u11 = f32[4] lgamma(u10)
+  u12 = f32[4] digamma(u11)
+  u13 = f32[4] bessel-i1e(u12)
+  b1 = f32[4] next-after(u13, b)
+  b2 = f32[4] polygamma(b, b1)
+  b3 = f32[4] zeta(b2, a)
+  c1 = c64[4] asin(z)
+  c2 = c64[4] acosh(c1)
+  c3 = c64[4] atanh(c2)
+  ROOT t = (f32[4], c64[4]) tuple(b3, c3)
+}",
+    ),
     (
         "elementwise",
         "HloModule m

@@ -1,6 +1,7 @@
 //! Element-wise binary arithmetic (seed 004, "Element-wise binary arithmetic operations"): add,
 //! subtract, multiply, divide, power, remainder, maximum, minimum, and, or, xor, shift-left,
-//! shift-right-arithmetic, shift-right-logical, atan2.
+//! shift-right-arithmetic, shift-right-logical, atan2; and the binary CHLO special functions
+//! (next-after on the operands' own bits, polygamma and zeta in f64; see [`super::special`]).
 //!
 //! Floats: +, −, ×, ÷ are IEEE operations of the format (f16/bf16 via f32, the f8 types via f64:
 //! both exact after one rounding, see [`Narrow::arithmetic_in_f32`]); remainder is `fmod` (exact,
@@ -13,7 +14,7 @@
 //! XLA's evaluator rule (1 for a base of 1, else 0; implementation-defined, masked).
 
 use super::narrow::{bf16_from_f32, bf16_to_f32, Narrow};
-use super::{complex, Ctx};
+use super::{complex, special, Ctx};
 use crate::buffer::with_output;
 use crate::buffer::In;
 use crate::kernels::arith::{stream_f32, Arith};
@@ -113,6 +114,8 @@ pub fn f64_function(op: Opcode) -> Option<fn(f64, f64) -> f64> {
         Minimum => min_f64,
         Power => libm64::pow,
         Atan2 => libm64::atan2,
+        Polygamma => super::special::zeta::polygamma,
+        Zeta => super::special::zeta::zeta,
         _ => return None,
     })
 }
@@ -120,6 +123,9 @@ pub fn f64_function(op: Opcode) -> Option<fn(f64, f64) -> f64> {
 fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
     let op = ctx.opcode();
     let (exec, n) = (ctx.exec, ctx.n);
+    if op == Opcode::NextAfter {
+        return special::next_after::evaluate(ctx, ty); // on the format's own bits
+    }
     let f = f64_function(op).ok_or_else(|| ctx.unsupported_type())?;
     // Results rounded again from f64 into f32 or a narrower type (see
     // [`libm64::atan2_for_narrower`]).
@@ -133,7 +139,10 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                 ctx.operands[0].typed::<f64>(),
                 ctx.operands[1].typed::<f64>(),
             );
-            if matches!(op, Opcode::Power | Opcode::Atan2) {
+            if matches!(
+                op,
+                Opcode::Power | Opcode::Atan2 | Opcode::Polygamma | Opcode::Zeta
+            ) {
                 let exec = exec.heavy();
                 return Ok(with_output::<f64>(n, |o| {
                     map2(exec, a.view(), b.view(), o, f)
@@ -172,7 +181,10 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     }));
                 }
             }
-            if matches!(op, Opcode::Power | Opcode::Atan2) {
+            if matches!(
+                op,
+                Opcode::Power | Opcode::Atan2 | Opcode::Polygamma | Opcode::Zeta
+            ) {
                 let exec = exec.heavy();
                 return Ok(with_output::<f32>(n, |o| {
                     map2(exec, a.view(), b.view(), o, |x, y| {

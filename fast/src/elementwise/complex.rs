@@ -8,7 +8,8 @@
 //! away from massive cancellation) and divides with double-double numerators and denominator
 //! (see [`div_c128`]); the transcendental functions
 //! use `num-complex`'s formulas in f64 (the measured errors are reported by
-//! `tests/complex_accuracy.rs`).
+//! `tests/complex_accuracy.rs`), except the inverse trigonometric and hyperbolic functions
+//! (`super::special::complex_inverse`).
 
 use super::Ctx;
 use crate::buffer::with_output;
@@ -633,6 +634,14 @@ pub fn c_function(op: Opcode) -> Option<fn(Complex64) -> Complex64> {
         Tanh => tanh,
         Logistic => logistic,
         Sign => sign,
+        Sinh => sinh,
+        Cosh => cosh,
+        Asin => super::special::complex_inverse::asin,
+        Acos => super::special::complex_inverse::acos,
+        Atan => super::special::complex_inverse::atan,
+        Asinh => super::special::complex_inverse::asinh,
+        Acosh => super::special::complex_inverse::acosh,
+        Atanh => super::special::complex_inverse::atanh,
         _ => return None,
     })
 }

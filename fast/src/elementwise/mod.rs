@@ -1,5 +1,6 @@
 //! The element-wise family (seed 004: element-wise unary functions, binary arithmetic, comparison,
-//! Select, Clamp, ConvertElementType, BitcastConvertType, ReducePrecision).
+//! Select, Clamp, ConvertElementType, BitcastConvertType, ReducePrecision) and the CHLO special
+//! functions ([`special`]).
 //!
 //! Every operand is first brought into the *result's* physical layout (borrowed when it already
 //! has it, a strided copy otherwise; scalar operands and broadcast scalars stay scalars), then one
@@ -41,6 +42,7 @@ pub mod convert;
 pub mod narrow;
 pub mod reduce_precision;
 pub mod select;
+pub mod special;
 pub mod unary;
 
 use crate::buffer::{self, In};
@@ -195,8 +197,12 @@ fn handler(op: Opcode) -> Option<Handler> {
         | ExponentialMinusOne | Floor | Imag | IsFinite | Log | LogPlusOne | Logistic | Negate
         | Not | PopulationCount | Real | RoundNearestAfz | RoundNearestEven | Rsqrt | Sign
         | Sine | Sqrt | Tan | Tanh => unary::evaluate,
+        // CHLO special functions (`special`).
+        Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | ErfInv | Lgamma
+        | Digamma | BesselI1e => unary::evaluate,
         Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
         | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 => binary::evaluate,
+        NextAfter | Polygamma | Zeta => binary::evaluate,
         Complex => complex::evaluate_complex_op,
         Compare => compare::evaluate,
         Select => select::evaluate_select,

@@ -1,7 +1,9 @@
 //! Element-wise unary functions (seed 004, "Element-wise unary functions"): abs, cbrt, ceil,
 //! count-leading-zeros, cosine, erf, exponential, exponential-minus-one, floor, imag, is-finite,
 //! log, log-plus-one, logistic, negate, not, popcnt, real, round-nearest-afz, round-nearest-even,
-//! rsqrt, sign, sine, sqrt, tan, tanh.
+//! rsqrt, sign, sine, sqrt, tan, tanh; and the unary CHLO special functions (asin, acos, atan,
+//! sinh, cosh, asinh, acosh, atanh, erfc, erf-inv, lgamma, digamma, bessel-i1e; see
+//! [`super::special`]).
 //!
 //! Floats: f64 directly; f32 through the SIMD kernels (exp, tanh, logistic), natively (exact
 //! operations) or through f64 with one rounding; f16, bf16 and the f8 types through f64 with one
@@ -83,7 +85,7 @@ pub fn f64_function(op: Opcode) -> Option<fn(f64) -> f64> {
         Sqrt => f64::sqrt,
         Tan => libm64::tan,
         Tanh => libm64::tanh,
-        _ => return None,
+        _ => return super::special::f64_function(op),
     })
 }
 
@@ -112,6 +114,8 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
         return Ok(vec![0u8; n * ty.byte_width()]); // +0 everywhere
     }
     let f = f64_function(op).ok_or_else(|| ctx.unsupported_type())?;
+    // The f64 function whose result is rounded again into f32 or a narrower format.
+    let g = super::special::for_narrower(op).unwrap_or(f);
     Ok(match ty {
         ElementType::F64 => {
             let a = ctx.operands[0].typed::<f64>();
@@ -146,7 +150,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                 if !exact {
                     let exec = exec.heavy();
                     return Ok(with_output::<f32>(n, |o| {
-                        map1(exec, a.view(), o, |x| f(x as f64) as f32)
+                        map1(exec, a.view(), o, |x| g(x as f64) as f32)
                     }));
                 }
                 mono1!(ctx, a.view(), f32, op, {
@@ -183,7 +187,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     |nw, b| nw.encode_f32(nw.decode_f32(b).sqrt()),
                     false,
                 ),
-                _ => narrow_map(ctx, ty, move |nw, b| nw.encode(f(nw.decode(b))), false),
+                _ => narrow_map(ctx, ty, move |nw, b| nw.encode(g(nw.decode(b))), false),
             }
         }
     })

@@ -90,14 +90,41 @@ const LN2_LO: f64 = 5.497_923_018_708_371e-14;
 /// |y| ≤ 708 (results in the normal range): `y = k ln 2 + r` (|r| ≤ 0.35, ln 2 in two parts),
 /// `e^r − 1` by its series with the leading term kept exact, and the scaling by 2^k exact.
 pub fn exp_dd(y: f64) -> (f64, f64) {
-    let k = (y * std::f64::consts::LOG2_E).round_ties_even();
-    let r_hi = (-k).mul_add(LN2_HI, y); // exact: y and k·LN2_HI are within a factor 2
+    exp_dd_with::<true>(y)
+}
+
+/// [`exp_dd`] on plain multiplications and additions (the same accuracy: its reduction is exact
+/// either way and the series' rounding errors are scaled by r²), for callers that care about
+/// speed on targets without FMA, where `mul_add` and `round_ties_even` are libm calls.
+pub fn exp_dd_unfused(y: f64) -> (f64, f64) {
+    exp_dd_with::<false>(y)
+}
+
+#[inline(always)]
+fn exp_dd_with<const FUSED: bool>(y: f64) -> (f64, f64) {
+    let k = if FUSED {
+        (y * std::f64::consts::LOG2_E).round_ties_even()
+    } else {
+        // Round to nearest even by the 1.5·2^52 shift (|y·log2 e| < 2^51 here).
+        const SHIFT: f64 = 6_755_399_441_055_744.0;
+        (y * std::f64::consts::LOG2_E + SHIFT) - SHIFT
+    };
+    let r_hi = if FUSED {
+        (-k).mul_add(LN2_HI, y) // exact: y and k·LN2_HI are within a factor 2
+    } else {
+        y - k * LN2_HI // k·LN2_HI is exact, and so is the difference
+    };
     let r_lo = -k * LN2_LO;
     let r = r_hi + r_lo;
-    let mut q = EXPM1_SERIES[0];
-    for &c in &EXPM1_SERIES[1..] {
-        q = q.mul_add(r, c);
-    }
+    let q = if FUSED {
+        let mut q = EXPM1_SERIES[0];
+        for &c in &EXPM1_SERIES[1..] {
+            q = q.mul_add(r, c);
+        }
+        q
+    } else {
+        series_split(r)
+    };
     // p = e^r − 1 = r_hi + r_lo + r²·q, as a double-double (ph, pl).
     let (ph, pl) = two_sum(r_hi, r_lo + r * r * q);
     // 1 + p, scaled by 2^k (exact for normal results).
@@ -108,6 +135,34 @@ pub fn exp_dd(y: f64) -> (f64, f64) {
     let s1 = f64::from_bits(((e1 + 1023) as u64) << 52);
     let s2 = f64::from_bits(((e2 + 1023) as u64) << 52);
     (h1 * s1 * s2, l1 * s1 * s2)
+}
+
+/// `e^r − 1` as a double-double `(hi, lo)` for |r| ≤ 0.35, with a relative error below about
+/// 2^-54.5 (the series of [`exp_dd`] without the scaling: the leading term `r` is kept exact and
+/// only `r²·q` carries rounding errors, of relative size |r|/2 · 2^-53 of the result).
+///
+/// The series runs on plain multiplications and additions ([`series_split`]; its rounding errors
+/// are scaled by r² in the result; `mul_add` would be a libm call on targets without FMA).
+pub fn expm1_dd(r: f64) -> (f64, f64) {
+    debug_assert!(r.abs() <= 0.35 || r.is_nan());
+    two_sum(r, r * r * series_split(r))
+}
+
+/// `Σ r^k/(k+2)!` (the [`EXPM1_SERIES`] polynomial) on plain operations, its even and odd powers
+/// as two independent Horner chains in r² (half the latency of one chain).
+#[inline(always)]
+fn series_split(r: f64) -> f64 {
+    let r2 = r * r;
+    let d = EXPM1_SERIES.len() - 1;
+    let (mut e, mut o) = (0.0f64, 0.0f64);
+    for (i, &c) in EXPM1_SERIES.iter().enumerate() {
+        if (d - i) & 1 == 0 {
+            e = e * r2 + c;
+        } else {
+            o = o * r2 + c;
+        }
+    }
+    e + r * o
 }
 
 /// `(nh + nl) / (dh + dl)` for double-doubles, rounded to f64 (one correction step).

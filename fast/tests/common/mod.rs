@@ -89,3 +89,29 @@ pub fn single_op(
     v.push(instr("r", op, result, ops, attributes));
     module(v)
 }
+
+/// `n` deterministic values in [lo, hi) (a 64-bit LCG), as a rank-1 literal of `ty` (a float
+/// type): the inputs of the benchmarks.
+pub fn uniform_values(
+    ty: conformance_spec::ElementType,
+    n: usize,
+    lo: f64,
+    hi: f64,
+    seed: u64,
+) -> conformance_spec::Literal {
+    let f = ty.float_format().expect("float type");
+    let mut s = seed;
+    let shape = ArrayShape::new(ty, vec![n as i64]);
+    let bits: Vec<u128> = (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            f.encode(lo + (hi - lo) * u) as u128
+        })
+        .collect();
+    conformance_spec::literal::ArrayLiteral::from_bits(shape, &bits)
+        .expect("shape")
+        .into()
+}

@@ -52,6 +52,20 @@ pub fn unary(op: Opcode, x: f64) -> Option<Float> {
                 mpfr(x.signum())
             }
         }
+        Opcode::Asin => v.asin(),
+        Opcode::Acos => v.acos(),
+        Opcode::Atan => v.atan(),
+        Opcode::Sinh => v.sinh(),
+        Opcode::Cosh => v.cosh(),
+        Opcode::Asinh => v.asinh(),
+        Opcode::Acosh => v.acosh(),
+        Opcode::Atanh => v.atanh(),
+        Opcode::Erfc => v.erfc(),
+        // ln|Γ|: +inf at the poles and at ±inf (MPFR's lgamma).
+        Opcode::Lgamma => v.ln_abs_gamma().0,
+        // The catalog's convention: NaN at every pole, ±0 included (MPFR gives ∓inf at ±0).
+        Opcode::Digamma if x <= 0.0 && x == x.floor() => mpfr(f64::NAN),
+        Opcode::Digamma => v.digamma(),
         _ => return None,
     })
 }

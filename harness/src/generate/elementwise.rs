@@ -296,6 +296,51 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
             ]
         }
         Opcode::Erf => vec![0.5, 1.0, 3.9, 5.9, 1e-3],
+        // CHLO's functions: branch points, overflow thresholds, zeros and poles, the break
+        // points where implementations switch approximations.
+        Opcode::Asin | Opcode::Acos | Opcode::Atanh => vec![1.0, -1.0, 0.5, -0.5, 1e-4, 0.999],
+        Opcode::Atan => vec![1.0, -1.0, 1e-4, 2f64.powf(p / 2.0), f.max_finite()],
+        Opcode::Sinh | Opcode::Cosh => vec![
+            ln_max,
+            -(ln_max + std::f64::consts::LN_2),
+            ln_max + std::f64::consts::LN_2,
+            1e-4,
+            0.5,
+            p * std::f64::consts::LN_2 / 2.0,
+        ],
+        Opcode::Asinh | Opcode::Acosh => {
+            vec![1.0, -1.0, 1e-4, f.max_finite().sqrt(), f.max_finite(), 2.0]
+        }
+        Opcode::Erfc => vec![0.5, 1.0, -1.0, 3.0, -6.0, (-ln_min_sub).sqrt(), 27.0],
+        Opcode::ErfInv => vec![1.0, -1.0, 0.5, 0.9, 0.99, 1e-3, -0.999],
+        Opcode::Lgamma => vec![
+            1.0,
+            2.0,
+            0.0,
+            -2.0,
+            -2.4570247,
+            -2.7476826,
+            -0.5,
+            1e-3,
+            f.max_finite() / ln_max,
+        ],
+        Opcode::Digamma => vec![1.4616321449683622, 0.0, -1.0, -2.5, 1e-3, 10.0, 1e6],
+        Opcode::BesselI1e => vec![0.0, 1.0, 8.0, -8.0, 30.0, 1e3, f.min_normal()],
+        Opcode::NextAfter => vec![0.0, f.min_subnormal(), f.max_finite(), 1.0, -1.0],
+        Opcode::Polygamma => {
+            if k == 0 {
+                vec![0.0, 1.0, 2.0, 3.0, 4.0]
+            } else {
+                vec![0.5, 1.0, 2.0, 10.0, 1e-3, 1e3]
+            }
+        }
+        Opcode::Zeta => {
+            if k == 0 {
+                vec![1.0, 2.0, 3.0, 1.5, 10.0, 50.0]
+            } else {
+                vec![0.5, 1.0, 2.0, 10.0, 1e3, 1e-3]
+            }
+        }
         Opcode::Sqrt | Opcode::Rsqrt | Opcode::Cbrt => {
             vec![f.min_subnormal(), f.min_normal(), f.max_finite(), 1.0, 4.0]
         }

@@ -1,5 +1,6 @@
 //! Binary arithmetic on real floating-point types (seed 004, "Element-wise binary arithmetic
-//! operations"): add, subtract, multiply, divide, power, remainder, maximum, minimum, atan2.
+//! operations"): add, subtract, multiply, divide, power, remainder, maximum, minimum, atan2; and
+//! the CHLO next-after, polygamma and zeta (in `special`).
 //!
 //! Arithmetic and transcendental results are MPFR's, correctly rounded at the format's precision,
 //! then placed in the format's exponent range once ([`crate::round`]).
@@ -28,6 +29,9 @@ const TABLE: &[(Opcode, BinaryFloatFn)] = &[
     (Opcode::Maximum, maximum),
     (Opcode::Minimum, minimum),
     (Opcode::Atan2, atan2),
+    (Opcode::NextAfter, super::special::next_after),
+    (Opcode::Polygamma, super::special::polygamma),
+    (Opcode::Zeta, super::special::zeta),
 ];
 
 pub(crate) fn lookup(op: Opcode) -> Option<BinaryFloatFn> {

@@ -15,10 +15,12 @@ mod complex;
 pub(crate) mod convert;
 mod reduce_precision;
 mod select_clamp;
+mod special;
 mod unary_float;
 mod unary_int;
 
 pub use bitcast::bitcast_convert_array;
+pub use special::condition_number;
 
 use conformance_spec::element_type::{ElementType, FloatFormat, TypeKind};
 use conformance_spec::hlo::ir::{AttrValue, HloInstruction, Opcode};
@@ -88,6 +90,23 @@ const TABLE: &[(Opcode, Builder)] = &[
     (Opcode::Convert, convert::build),
     (Opcode::BitcastConvert, bitcast::build),
     (Opcode::ReducePrecision, reduce_precision::build),
+    // CHLO special functions (`special`, `unary_float`, `binary_float`, `complex`).
+    (Opcode::Erfc, unary_same_type),
+    (Opcode::ErfInv, unary_same_type),
+    (Opcode::Lgamma, unary_same_type),
+    (Opcode::Digamma, unary_same_type),
+    (Opcode::BesselI1e, unary_same_type),
+    (Opcode::Asin, unary_same_type),
+    (Opcode::Acos, unary_same_type),
+    (Opcode::Atan, unary_same_type),
+    (Opcode::Sinh, unary_same_type),
+    (Opcode::Cosh, unary_same_type),
+    (Opcode::Asinh, unary_same_type),
+    (Opcode::Acosh, unary_same_type),
+    (Opcode::Atanh, unary_same_type),
+    (Opcode::NextAfter, binary_same_type),
+    (Opcode::Polygamma, binary_same_type),
+    (Opcode::Zeta, binary_same_type),
 ];
 
 /// The element-wise opcodes this crate implements, in table order.
@@ -387,7 +406,7 @@ mod tests {
         for (i, &(op, _)) in TABLE.iter().enumerate() {
             assert!(TABLE[i + 1..].iter().all(|&(o, _)| o != op), "{op} twice");
         }
-        assert_eq!(TABLE.len(), 48);
+        assert_eq!(TABLE.len(), 64);
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Unary functions on real floating-point types (seed 004, "Element-wise unary functions").
+//! Unary functions on real floating-point types (seed 004, "Element-wise unary functions"; the
+//! CHLO functions erfc, lgamma, digamma, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, and,
+//! from `special`, erf-inv and bessel-i1e).
 //!
 //! Transcendental functions are MPFR's, correctly rounded at the format's precision and then
 //! placed in the format's exponent range once ([`crate::round`]); `logistic`, which MPFR lacks, is
@@ -39,6 +41,19 @@ const TABLE: &[(Opcode, UnaryFloatFn)] = &[
     (Opcode::Tanh, tanh),
     (Opcode::Erf, erf),
     (Opcode::Logistic, logistic),
+    (Opcode::Erfc, erfc),
+    (Opcode::ErfInv, super::special::erf_inv),
+    (Opcode::Lgamma, lgamma),
+    (Opcode::Digamma, digamma),
+    (Opcode::BesselI1e, super::special::bessel_i1e),
+    (Opcode::Asin, asin),
+    (Opcode::Acos, acos),
+    (Opcode::Atan, atan),
+    (Opcode::Sinh, sinh),
+    (Opcode::Cosh, cosh),
+    (Opcode::Asinh, asinh),
+    (Opcode::Acosh, acosh),
+    (Opcode::Atanh, atanh),
 ];
 
 /// The semantics of `op` on real floating-point types, if defined.
@@ -194,6 +209,71 @@ fn erf(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
     Ok(mpfr_unary(fmt, x, |v| v.erf_round(Round::Nearest)))
 }
 
+/// erfc(x) = 1 − erf(x) (CHLO `chlo.erfc`; XLA client library `math.h` `Erfc`), MPFR's: erfc(−inf)
+/// = 2, erfc(+inf) = +0, correctly rounded also where it underflows (x ≳ 10 in f32, 27 in f64).
+fn erfc(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.erfc_round(Round::Nearest)))
+}
+
+/// ln|Γ(x)| (CHLO `chlo.lgamma`; XLA client library `math.h` `Lgamma`), MPFR's `lgamma`:
+/// +inf at the non-positive integers (including ±0) and at ±inf; +0 at 1 and 2.
+fn lgamma(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| {
+        v.ln_abs_gamma_round(Round::Nearest).1
+    }))
+}
+
+/// ψ(x) = Γ′(x)/Γ(x) (CHLO `chlo.digamma`; XLA client library `math.h` `Digamma`), MPFR's
+/// `digamma`: NaN at the non-positive integers including ±0 (a pole without a sign; MPFR would give
+/// ∓inf at ±0, XLA gives NaN), ψ(+inf) = +inf, ψ(−inf) = NaN.
+pub(crate) fn digamma(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    let v = fmt.decode(x);
+    if v == 0.0 || (v < 0.0 && v == v.floor()) {
+        return Ok(fmt.nan_bits());
+    }
+    Ok(mpfr_unary(fmt, x, |v| v.digamma_round(Round::Nearest)))
+}
+
+/// asin(x), |x| ≤ 1, NaN beyond (CHLO `chlo.asin`), MPFR's.
+fn asin(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.asin_round(Round::Nearest)))
+}
+
+/// acos(x) ∈ [0, π], |x| ≤ 1, NaN beyond (CHLO `chlo.acos`), MPFR's.
+fn acos(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.acos_round(Round::Nearest)))
+}
+
+/// atan(x) ∈ [−π/2, π/2], atan(±inf) = ±π/2 (CHLO `chlo.atan`), MPFR's.
+fn atan(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.atan_round(Round::Nearest)))
+}
+
+/// sinh(x) (CHLO `chlo.sinh`), MPFR's; overflows to ±inf.
+fn sinh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.sinh_round(Round::Nearest)))
+}
+
+/// cosh(x) ≥ 1 (CHLO `chlo.cosh`), MPFR's; overflows to +inf.
+fn cosh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.cosh_round(Round::Nearest)))
+}
+
+/// asinh(x) (CHLO `chlo.asinh`), MPFR's.
+fn asinh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.asinh_round(Round::Nearest)))
+}
+
+/// acosh(x) ≥ 0 for x ≥ 1, NaN below (CHLO `chlo.acosh`), MPFR's; acosh(1) = +0.
+fn acosh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.acosh_round(Round::Nearest)))
+}
+
+/// atanh(x) for |x| < 1, ±inf at ±1, NaN beyond (CHLO `chlo.atanh`), MPFR's.
+fn atanh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
+    Ok(mpfr_unary(fmt, x, |v| v.atanh_round(Round::Nearest)))
+}
+
 /// logistic(x) = 1 / (1 + e^−x) (seed 004, Logistic), correctly rounded.
 ///
 /// MPFR has no logistic, so the value is enclosed at working precision `w` (e^−x rounded down and
@@ -217,6 +297,7 @@ fn logistic(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
 #[cfg(test)]
 mod tests {
     use super::super::test_util::*;
+    use conformance_spec::element_type::FloatFormat;
     use conformance_spec::hlo::ir::Opcode::*;
     use conformance_spec::ElementType;
 
@@ -310,6 +391,98 @@ mod tests {
         assert_eq!(f64op(Sqrt, &[2.0]), std::f64::consts::SQRT_2);
         assert_eq!(f64op(Tanh, &[0.5]), 0.46211715726000974);
         assert_eq!(f32op(Sine, &[1.0]).to_bits(), 0x3f57_6aa4); // sin 1 = 0.8414709848078965
+    }
+
+    #[test]
+    fn chlo_mpfr_functions_known_values() {
+        use rug::float::Constant;
+        use rug::Float;
+        let f64_of = |v: Float| f64::from_bits(crate::round::round_exact(FloatFormat::F64, &v));
+        let pi = || Float::with_val(300, Constant::Pi);
+        // lgamma(½) = ln √π; lgamma(1) = lgamma(2) = +0; lgamma(−2.5) = ln(8√π/15).
+        assert_eq!(f64op(Lgamma, &[0.5]), f64_of(pi().sqrt().ln()));
+        assert_eq!(f64op(Lgamma, &[1.0]).to_bits(), 0);
+        assert_eq!(f64op(Lgamma, &[2.0]).to_bits(), 0);
+        let g = Float::with_val(300, pi().sqrt() * 8u32) / 15u32;
+        assert_eq!(f64op(Lgamma, &[-2.5]), f64_of(g.ln()));
+        for x in [0.0, -0.0, -1.0, -1e30, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(f32op(Lgamma, &[x]), f32::INFINITY, "{x}");
+        }
+        // ψ(1) = −γ, ψ(½) = −γ − 2 ln 2, ψ(−½) = ψ(½) + 2.
+        let gamma = Float::with_val(300, Constant::Euler);
+        assert_eq!(
+            f64op(Digamma, &[1.0]),
+            f64_of(Float::with_val(300, -&gamma))
+        );
+        assert_eq!(f64op(Digamma, &[1.0]), -0.5772156649015329);
+        let ln2 = Float::with_val(300, Constant::Log2);
+        let half = -Float::with_val(300, &gamma + Float::with_val(300, &ln2 * 2u32));
+        assert_eq!(f64op(Digamma, &[0.5]), f64_of(half.clone()));
+        assert_eq!(f64op(Digamma, &[-0.5]), f64_of(half + 2u32));
+        for x in [0.0, -0.0, -1.0, -7.0, f32::NEG_INFINITY, f32::NAN] {
+            assert!(f32op(Digamma, &[x]).is_nan(), "{x}");
+        }
+        assert_eq!(f32op(Digamma, &[f32::INFINITY]), f32::INFINITY);
+        // erfc: 1 at 0, 2 at −inf, +0 at +inf; erfc(10) = 2.088e−45 = 1.49 f32 subnormal quanta.
+        assert_eq!(f32op(Erfc, &[0.0]), 1.0);
+        assert_eq!(f32op(Erfc, &[f32::NEG_INFINITY]), 2.0);
+        assert_eq!(f32op(Erfc, &[f32::INFINITY]).to_bits(), 0);
+        assert_eq!(f32op(Erfc, &[10.0]).to_bits(), 1);
+        assert_eq!(f32op(Erfc, &[10.1]).to_bits(), 0);
+        assert_eq!(f64op(Erfc, &[1.0]), 0.15729920705028513);
+        // Inverse trigonometric and hyperbolic functions.
+        use std::f32::consts::{FRAC_PI_2, PI};
+        assert_eq!(f32op(Asin, &[1.0]), FRAC_PI_2);
+        assert_eq!(f32op(Asin, &[-0.0]).to_bits(), 0x8000_0000);
+        assert!(f32op(Asin, &[1.5]).is_nan());
+        assert_eq!(f32op(Acos, &[-1.0]), PI);
+        assert_eq!(f32op(Acos, &[1.0]).to_bits(), 0);
+        assert_eq!(f32op(Atan, &[f32::INFINITY]), FRAC_PI_2);
+        assert_eq!(f32op(Atan, &[f32::NEG_INFINITY]), -FRAC_PI_2);
+        assert_eq!(f32op(Sinh, &[-0.0]).to_bits(), 0x8000_0000);
+        assert_eq!(f32op(Sinh, &[f32::NEG_INFINITY]), f32::NEG_INFINITY);
+        assert_eq!(f32op(Sinh, &[89.5]), f32::INFINITY);
+        assert_eq!(f32op(Cosh, &[0.0]), 1.0);
+        assert_eq!(f32op(Cosh, &[f32::NEG_INFINITY]), f32::INFINITY);
+        assert_eq!(f32op(Asinh, &[-0.0]).to_bits(), 0x8000_0000);
+        assert_eq!(f32op(Asinh, &[f32::MAX]), 89.415_985); // ln(2·MAX) = 89.41598629...
+        assert_eq!(f32op(Acosh, &[1.0]).to_bits(), 0);
+        assert!(f32op(Acosh, &[0.5]).is_nan());
+        assert_eq!(f32op(Atanh, &[1.0]), f32::INFINITY);
+        assert_eq!(f32op(Atanh, &[-1.0]), f32::NEG_INFINITY);
+        assert!(f32op(Atanh, &[2.0]).is_nan());
+        // sinh of a subnormal is itself; asinh(1) = ln(1 + √2).
+        assert_eq!(f32op(Sinh, &[f32::from_bits(3)]).to_bits(), 3);
+        assert_eq!(f64op(Asinh, &[1.0]), 0.881373587019543);
+    }
+
+    #[test]
+    fn chlo_mpfr_functions_round_once_in_narrow_formats() {
+        // Each bf16/f16 result equals MPFR's value at 200 bits rounded once into the format (not
+        // through f32 or f64 first).
+        use rug::Float;
+        for t in [ElementType::Bf16, ElementType::F16, ElementType::F8E4M3FNUZ] {
+            let f = t.float_format().unwrap();
+            for bits in (0..(1u64 << f.bit_width())).step_by(11) {
+                let x = Float::with_val(53, f.decode(bits));
+                if x.is_nan() {
+                    continue;
+                }
+                let mut lg = x.clone();
+                lg.set_prec(200);
+                lg.ln_abs_gamma_round(rug::float::Round::Nearest);
+                let cases = [
+                    (Lgamma, lg),
+                    (Erfc, Float::with_val(200, x.erfc_ref())),
+                    (Asinh, Float::with_val(200, x.asinh_ref())),
+                    (Cosh, Float::with_val(200, x.cosh_ref())),
+                ];
+                for (op, v) in cases {
+                    let want = crate::round::round_exact(f, &v) as u128;
+                    assert_eq!(eval(op, t, &[bits as u128]), want, "{op} {t} {x}");
+                }
+            }
+        }
     }
 
     #[test]

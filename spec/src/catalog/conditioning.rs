@@ -19,9 +19,29 @@
 //! an overflowing magnitude times a direction, and which of them overflow, with which sign,
 //! depends on the direction's last bits (XLA's emitter even gives `inf·sin(0)` = NaN).
 
+//!
+//! `function` (CHLO's `lgamma`, `digamma`, `polygamma`, `zeta`) is the same idea for real
+//! functions of real operands: κ = Σ_k |x_k·∂f/∂x_k| / |f| is how much a relative perturbation of
+//! the operands (or of an intermediate that carries their information, such as the argument of a
+//! reflection or a recurrence) moves the result, relatively. Near a zero of f (lgamma at 1 and 2,
+//! digamma at 1.4616…) κ is unbounded: every working-precision evaluation there has an absolute
+//! error of a few ULPs of the function's *scale*, which is an unbounded number of ULPs of the tiny
+//! result. The reference computes κ at high precision (`conformance_reference::condition_number`,
+//! the spec has no special functions of its own); the allowance from it is [`allowance_from_kappa`].
+
 use super::masks::complex_components;
 use super::model::Conditioning;
 use crate::element_type::{ElementType, FloatFormat};
+use crate::hlo::ir::Opcode;
+
+/// The opcodes `tolerance.conditioning: function` may name: those whose condition number the
+/// reference computes.
+pub const FUNCTION_OPCODES: &[Opcode] = &[
+    Opcode::Lgamma,
+    Opcode::Digamma,
+    Opcode::Polygamma,
+    Opcode::Zeta,
+];
 
 /// The allowance one element receives from its condition number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +85,8 @@ pub fn condition_number(
             let log_z = log_abs.hypot(arg);
             Some(w.0.hypot(w.1) * (1.0 + log_z))
         }
+        // Computed by the reference, which has the function.
+        Conditioning::Function => None,
     }
 }
 
@@ -72,7 +94,8 @@ pub fn condition_number(
 /// format `component` (see [`condition_number`] for `input_types` and `inputs`): `8·κ` ULPs, or
 /// [`ConditionAllowance::Undetermined`] from `2^(p−1)` ULPs on (a relative error of about 1), or
 /// [`ConditionAllowance::Infinity`] when the estimated log-magnitude of the result, less its
-/// uncertainty, exceeds `ln(largest finite) + ln 2`. `None` outside the rule's domain.
+/// uncertainty, exceeds `ln(largest finite) + ln 2`. `None` outside the rule's domain and for
+/// `function`, whose κ the caller gets from the reference (then [`allowance_from_kappa`]).
 pub fn allowance(
     rule: Conditioning,
     input_types: &[ElementType],
@@ -80,11 +103,6 @@ pub fn allowance(
     component: FloatFormat,
 ) -> Option<ConditionAllowance> {
     let kappa = condition_number(rule, input_types, inputs)?;
-    let ulps = (8.0 * kappa).ceil();
-    let limit = 2f64.powi(component.precision() as i32 - 1);
-    if ulps.is_nan() || ulps >= limit {
-        return Some(ConditionAllowance::Undetermined);
-    }
     // The relative error the allowance admits is below 1, so the log-magnitude is known to ±1.
     let log_magnitude = match rule {
         Conditioning::ComplexPower => {
@@ -93,11 +111,30 @@ pub fn allowance(
             // Re(w·log z) = Re w·ln|z| − Im w·arg z.
             w.0 * z.0.hypot(z.1).ln() - w.1 * z.1.atan2(z.0)
         }
+        Conditioning::Function => return None,
     };
-    if log_magnitude - 1.0 > component.max_finite().ln() + std::f64::consts::LN_2 {
-        return Some(ConditionAllowance::Infinity);
+    Some(allowance_from_kappa(kappa, component, Some(log_magnitude)))
+}
+
+/// The allowance for condition number `kappa` in a result of format `component`: `8·κ` extra
+/// ULPs; [`ConditionAllowance::Undetermined`] from `2^(p−1)` ULPs on (relative error about 1, or
+/// κ infinite or NaN); [`ConditionAllowance::Infinity`] when `log_magnitude` (the natural log of
+/// the exact result's magnitude, if known) less 1 exceeds `ln(largest finite) + ln 2`.
+pub fn allowance_from_kappa(
+    kappa: f64,
+    component: FloatFormat,
+    log_magnitude: Option<f64>,
+) -> ConditionAllowance {
+    let ulps = (8.0 * kappa).ceil();
+    let limit = 2f64.powi(component.precision() as i32 - 1);
+    if ulps.is_nan() || ulps >= limit {
+        return ConditionAllowance::Undetermined;
     }
-    Some(ConditionAllowance::ExtraUlps(ulps as u64))
+    if log_magnitude.is_some_and(|m| m - 1.0 > component.max_finite().ln() + std::f64::consts::LN_2)
+    {
+        return ConditionAllowance::Infinity;
+    }
+    ConditionAllowance::ExtraUlps(ulps as u64)
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "control_flow.yaml",
         include_str!("../../ops/control_flow.yaml"),
     ),
+    ("chlo.yaml", include_str!("../../ops/chlo.yaml")),
 ];
 
 /// A 1-based place in a catalog file.

@@ -283,6 +283,10 @@ pub enum ComplexError {
 pub enum Conditioning {
     /// Complex `power` z^w: κ = |w|·(1 + |log z|).
     ComplexPower,
+    /// A real function of real operands (CHLO's `lgamma`, `digamma`, `polygamma`, `zeta`):
+    /// κ = Σ_k |x_k·∂f/∂x_k| / |f|, which the exact reference evaluates per element
+    /// (`conformance_reference::condition_number`).
+    Function,
 }
 
 /// Accuracy budget against the exact reference.
@@ -314,8 +318,8 @@ pub struct Tolerance {
     #[serde(default)]
     pub order_set: Option<OrderSet>,
     /// Widens the budget of each element by its condition number (`2·κ` ULPs), and leaves
-    /// elements whose result the working precision does not determine uncompared. Only for
-    /// complex results (the rule names its operands' meaning).
+    /// elements whose result the working precision does not determine uncompared (the rule
+    /// names its operands' meaning: complex `power`, or a real function of real operands).
     #[serde(default)]
     pub conditioning: Option<Conditioning>,
     /// Why the budget is what it is.

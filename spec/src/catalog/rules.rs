@@ -119,17 +119,16 @@ fn elementwise_rules(opcode: Opcode) -> Option<OpcodeRules> {
     Some(match opcode {
         Cbrt | Ceil | CountLeadingZeros | Cosine | Erf | Exponential | ExponentialMinusOne
         | Floor | Log | LogPlusOne | Logistic | Negate | Not | PopulationCount
-        | RoundNearestAfz | RoundNearestEven | Rsqrt | Sign | Sine | Sqrt | Tan | Tanh => {
-            rules(UNARY, SAME, &[])
-        }
+        | RoundNearestAfz | RoundNearestEven | Rsqrt | Sign | Sine | Sqrt | Tan | Tanh | Acos
+        | Acosh | Asin | Asinh | Atan | Atanh | BesselI1e | Cosh | Digamma | ErfInv | Erfc
+        | Lgamma | Sinh => rules(UNARY, SAME, &[]),
         Abs => rules(UNARY, &[R::Same, R::RealComponent], &[]),
         Real | Imag => rules(UNARY, &[R::RealComponent], &[]),
         IsFinite => rules(UNARY, &[R::Pred], &[]),
         ReducePrecision => rules(UNARY, SAME, &["exponent_bits", "mantissa_bits"]),
         Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
-        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 => {
-            rules(BINARY, SAME, &[])
-        }
+        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | NextAfter
+        | Polygamma | Zeta => rules(BINARY, SAME, &[]),
         Complex => rules(BINARY, &[R::ComplexOfComponent], &[]),
         Compare => rules(BINARY, &[R::Pred], &["direction", "type"]),
         Select => rules(&[S::Select], SAME, &[]),

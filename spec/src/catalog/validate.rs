@@ -734,6 +734,23 @@ impl OpCtx<'_> {
                     self.op.opcode
                 ),
             ),
+            Some(Conditioning::Function)
+                if !crate::catalog::conditioning::FUNCTION_OPCODES.contains(&opcode) =>
+            {
+                self.err(
+                    here,
+                    format!(
+                        "tolerance.conditioning `function` applies to real functions whose \
+                         condition number the reference computes ({}), not `{}`",
+                        crate::catalog::conditioning::FUNCTION_OPCODES
+                            .iter()
+                            .map(|o| o.name())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        self.op.opcode
+                    ),
+                )
+            }
             _ => {}
         }
     }

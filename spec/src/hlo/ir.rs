@@ -221,7 +221,11 @@ impl HloInstruction {
 
 macro_rules! opcodes {
     ($($variant:ident => $name:literal,)*) => {
-        /// Every HLO opcode, named as in HLO text (cf. XLA `hlo_opcode.h`).
+        /// Every HLO opcode, named as in HLO text (cf. XLA `hlo_opcode.h`), and the CHLO
+        /// operations JAX leaves in its StableHLO that HLO has no opcode for (`chlo.asin`,
+        /// `chlo.erf_inv`, `chlo.lgamma`, `chlo.zeta`, ...: XLA expands them into HLO before it
+        /// compiles). Our HLO text names those in HLO's style (`asin`, `erf-inv`, `lgamma`,
+        /// `zeta`); XLA's HLO parser does not read them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode { $($variant,)* }
 
@@ -244,6 +248,8 @@ macro_rules! opcodes {
 
 opcodes! {
     Abs => "abs",
+    Acos => "acos",
+    Acosh => "acosh",
     Add => "add",
     AddDependency => "add-dependency",
     AfterAll => "after-all",
@@ -254,14 +260,19 @@ opcodes! {
     AllReduceDone => "all-reduce-done",
     AllReduceStart => "all-reduce-start",
     AllToAll => "all-to-all",
+    Asin => "asin",
+    Asinh => "asinh",
     And => "and",
     AsyncDone => "async-done",
     AsyncStart => "async-start",
     AsyncUpdate => "async-update",
+    Atan => "atan",
     Atan2 => "atan2",
+    Atanh => "atanh",
     BatchNormGrad => "batch-norm-grad",
     BatchNormInference => "batch-norm-inference",
     BatchNormTraining => "batch-norm-training",
+    BesselI1e => "bessel-i1e",
     Bitcast => "bitcast",
     BitcastConvert => "bitcast-convert",
     Broadcast => "broadcast",
@@ -284,9 +295,11 @@ opcodes! {
     Copy => "copy",
     CopyDone => "copy-done",
     CopyStart => "copy-start",
+    Cosh => "cosh",
     Cosine => "cosine",
     CountLeadingZeros => "count-leading-zeros",
     CustomCall => "custom-call",
+    Digamma => "digamma",
     Divide => "divide",
     Domain => "domain",
     Dot => "dot",
@@ -294,6 +307,8 @@ opcodes! {
     DynamicSlice => "dynamic-slice",
     DynamicUpdateSlice => "dynamic-update-slice",
     Erf => "erf",
+    ErfInv => "erf-inv",
+    Erfc => "erfc",
     Exponential => "exponential",
     ExponentialMinusOne => "exponential-minus-one",
     Fft => "fft",
@@ -305,6 +320,7 @@ opcodes! {
     Imag => "imag",
     Infeed => "infeed",
     Iota => "iota",
+    Lgamma => "lgamma",
     IsFinite => "is-finite",
     Log => "log",
     LogPlusOne => "log-plus-one",
@@ -314,6 +330,7 @@ opcodes! {
     Minimum => "minimum",
     Multiply => "multiply",
     Negate => "negate",
+    NextAfter => "next-after",
     Not => "not",
     OptimizationBarrier => "opt-barrier",
     Or => "or",
@@ -321,6 +338,7 @@ opcodes! {
     Pad => "pad",
     Parameter => "parameter",
     PartitionId => "partition-id",
+    Polygamma => "polygamma",
     PopulationCount => "popcnt",
     Power => "power",
     Real => "real",
@@ -352,6 +370,7 @@ opcodes! {
     Sign => "sign",
     Sine => "sine",
     Slice => "slice",
+    Sinh => "sinh",
     Sort => "sort",
     Sqrt => "sqrt",
     StochasticConvert => "stochastic-convert",
@@ -364,6 +383,34 @@ opcodes! {
     Tuple => "tuple",
     While => "while",
     Xor => "xor",
+    Zeta => "zeta",
+}
+
+impl Opcode {
+    /// True for the CHLO functions that HLO has no opcode for (`asin`, `erf-inv`, `lgamma`,
+    /// `zeta`, ...): JAX's StableHLO keeps them as `chlo.*` operations, its HLO holds their
+    /// expansions into HLO instructions.
+    pub fn is_chlo_function(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            Acos | Acosh
+                | Asin
+                | Asinh
+                | Atan
+                | Atanh
+                | BesselI1e
+                | Cosh
+                | Digamma
+                | ErfInv
+                | Erfc
+                | Lgamma
+                | NextAfter
+                | Polygamma
+                | Sinh
+                | Zeta
+        )
+    }
 }
 
 impl std::fmt::Display for Opcode {
@@ -386,5 +433,10 @@ mod tests {
             Some(Opcode::RoundNearestAfz)
         );
         assert_eq!(Opcode::from_name("frobnicate"), None);
+        assert!(Opcode::Lgamma.is_chlo_function() && !Opcode::Erf.is_chlo_function());
+        assert_eq!(
+            Opcode::ALL.iter().filter(|o| o.is_chlo_function()).count(),
+            16
+        );
     }
 }

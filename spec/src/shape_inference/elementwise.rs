@@ -10,13 +10,26 @@ use crate::hlo::ir::Opcode;
 use crate::shape::{ArrayShape, Shape};
 
 /// The element-wise unary opcodes (seed 004, "Element-wise unary functions"), plus `not`,
-/// `popcnt`, `count-leading-zeros`.
+/// `popcnt`, `count-leading-zeros` and CHLO's unary functions (`asin`, `erf-inv`, `lgamma`, ...).
 pub fn is_elementwise_unary(opcode: Opcode) -> bool {
     use Opcode::*;
     matches!(
         opcode,
-        Abs | Cbrt
+        Abs | Acos
+            | Acosh
+            | Asin
+            | Asinh
+            | Atan
+            | Atanh
+            | BesselI1e
+            | Cbrt
             | Ceil
+            | Cosh
+            | Digamma
+            | ErfInv
+            | Erfc
+            | Lgamma
+            | Sinh
             | Cosine
             | CountLeadingZeros
             | Erf
@@ -43,7 +56,8 @@ pub fn is_elementwise_unary(opcode: Opcode) -> bool {
     )
 }
 
-/// The element-wise binary opcodes (seed 004, "Element-wise binary arithmetic operations").
+/// The element-wise binary opcodes (seed 004, "Element-wise binary arithmetic operations"), plus
+/// CHLO's `next-after`, `polygamma` and `zeta`.
 pub fn is_elementwise_binary(opcode: Opcode) -> bool {
     use Opcode::*;
     matches!(
@@ -63,6 +77,9 @@ pub fn is_elementwise_binary(opcode: Opcode) -> bool {
             | ShiftRightLogical
             | Atan2
             | Complex
+            | NextAfter
+            | Polygamma
+            | Zeta
     )
 }
 

@@ -13,10 +13,12 @@
 //! argument (see [`log1p`]). For non-finite inputs, where the formulas involve infinities, they
 //! follow the formula with each step rounded (the values there are infinities, zeros and NaN).
 //!
-//! Submodules: [`composite`] (the enclosed functions), [`power`] (z^w, with its overflow and
+//! Submodules: [`composite`] (the enclosed functions), [`inverse`] (the CHLO asin, acos, atan,
+//! sinh, cosh, asinh, acosh, atanh: MPC), [`power`] (z^w, with its overflow and
 //! underflow signs proven apart from MPC), and the unit tests.
 
 mod composite;
+mod inverse;
 mod power;
 #[cfg(test)]
 mod tests;
@@ -52,6 +54,14 @@ const UNARY: &[(Opcode, UnaryComplexFn)] = &[
     (Opcode::Tan, tan),
     (Opcode::Tanh, tanh),
     (Opcode::Logistic, logistic),
+    (Opcode::Asin, inverse::asin),
+    (Opcode::Acos, inverse::acos),
+    (Opcode::Atan, inverse::atan),
+    (Opcode::Sinh, inverse::sinh),
+    (Opcode::Cosh, inverse::cosh),
+    (Opcode::Asinh, inverse::asinh),
+    (Opcode::Acosh, inverse::acosh),
+    (Opcode::Atanh, inverse::atanh),
 ];
 
 const BINARY: &[(Opcode, BinaryComplexFn)] = &[

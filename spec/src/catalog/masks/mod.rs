@@ -45,6 +45,10 @@ pub const COMPLEX_NONFINITE_OPERAND: &str = "complex-nonfinite-operand";
 pub const COMPLEX_DIVISION_BY_ZERO: &str = "complex-division-by-zero";
 /// Complex `power` with base 0 + 0i.
 pub const COMPLEX_POWER_ZERO_BASE: &str = "complex-power-zero-base";
+/// CHLO `polygamma(n, x)` with x ≤ 0 (poles and the reflection region).
+pub const POLYGAMMA_NONPOSITIVE_X: &str = "polygamma-nonpositive-x";
+/// CHLO `zeta(s, q)` with s < 1 or q ≤ 0 (outside the defining series' domain).
+pub const ZETA_OUTSIDE_SERIES: &str = "zeta-outside-series";
 
 /// Every mask, with its documentation.
 pub const MASK_INFO: &[MaskInfo] = &[
@@ -137,10 +141,35 @@ pub const MASK_INFO: &[MaskInfo] = &[
             Opcode::Rsqrt,
             Opcode::Sign,
             Opcode::Abs,
+            Opcode::Asin,
+            Opcode::Acos,
+            Opcode::Atan,
+            Opcode::Sinh,
+            Opcode::Cosh,
+            Opcode::Asinh,
+            Opcode::Acosh,
+            Opcode::Atanh,
         ],
         description: "complex operation with an infinite or NaN component in some operand",
         source: "seed 004 defines complex arithmetic without special values; the C99 Annex G \
                  rules for infinities and NaNs are informative and XLA does not follow them",
+    },
+    MaskInfo {
+        name: POLYGAMMA_NONPOSITIVE_X,
+        opcodes: &[Opcode::Polygamma],
+        description: "polygamma(n, x) with x <= 0 (or NaN-free x at a pole)",
+        source: "CHLO defines polygamma through zeta(n + 1, x), whose series needs x > 0; at the \
+                 poles (non-positive integers) and for negative x XLA's expansion returns NaN or \
+                 a value of the continuation by convention (DLMF 5.15 defines the function there, \
+                 XLA does not claim it)",
+    },
+    MaskInfo {
+        name: ZETA_OUTSIDE_SERIES,
+        opcodes: &[Opcode::Zeta],
+        description: "zeta(s, q) with s < 1 or q <= 0",
+        source: "the Hurwitz series sum (q + k)^-s (DLMF 25.11.1) converges only for s > 1 and \
+                 needs q > 0 for real powers; XLA (like Cephes) returns NaN or +inf there by \
+                 convention, not the analytic continuation",
     },
     MaskInfo {
         name: COMPLEX_DIVISION_BY_ZERO,
@@ -167,6 +196,8 @@ pub const MASKS: &[&str] = &[
     TOTALORDER_NAN_ORDER,
     REDUCE_PRECISION_UNDERFLOW,
     COMPLEX_NONFINITE_OPERAND,
+    POLYGAMMA_NONPOSITIVE_X,
+    ZETA_OUTSIDE_SERIES,
     COMPLEX_DIVISION_BY_ZERO,
     COMPLEX_POWER_ZERO_BASE,
 ];
@@ -291,6 +322,15 @@ pub fn mask_applies(
         COMPLEX_DIVISION_BY_ZERO => operand(1)
             .and_then(|(ty, bits)| complex_components(ty, bits))
             .is_some_and(|(re, im)| re == 0.0 && im == 0.0),
+        POLYGAMMA_NONPOSITIVE_X => operand(1)
+            .and_then(|(ty, bits)| Some(real_format(ty)?.decode(bits as u64)))
+            .is_some_and(|x| x <= 0.0),
+        ZETA_OUTSIDE_SERIES => {
+            let real = |k: usize| {
+                operand(k).and_then(|(ty, bits)| Some(real_format(ty)?.decode(bits as u64)))
+            };
+            matches!((real(0), real(1)), (Some(s), Some(q)) if s < 1.0 || q <= 0.0)
+        }
         COMPLEX_POWER_ZERO_BASE => operand(0)
             .and_then(|(ty, bits)| complex_components(ty, bits))
             .is_some_and(|(re, im)| re == 0.0 && im == 0.0),

@@ -420,3 +420,83 @@ fn complex_corners() {
         C128
     ));
 }
+
+#[test]
+fn chlo_domain_edges() {
+    let f = |x: f32| x.to_bits() as u128;
+    // polygamma(n, x): x <= 0 is masked, x > 0 is not; the mask reads operand 1 (x), not n.
+    let p = POLYGAMMA_NONPOSITIVE_X;
+    assert!(applies(
+        p,
+        Opcode::Polygamma,
+        &[F32, F32],
+        &[f(1.0), f(-0.5)],
+        F32
+    ));
+    assert!(applies(
+        p,
+        Opcode::Polygamma,
+        &[F32, F32],
+        &[f(1.0), f(-0.0)],
+        F32
+    ));
+    assert!(!applies(
+        p,
+        Opcode::Polygamma,
+        &[F32, F32],
+        &[f(-1.0), f(0.5)],
+        F32
+    ));
+    assert!(!applies(
+        p,
+        Opcode::Polygamma,
+        &[F32, F32],
+        &[f(1.0), f(f32::NAN)],
+        F32
+    ));
+    // zeta(s, q): s < 1 or q <= 0.
+    let z = ZETA_OUTSIDE_SERIES;
+    assert!(applies(
+        z,
+        Opcode::Zeta,
+        &[F32, F32],
+        &[f(0.5), f(1.0)],
+        F32
+    ));
+    assert!(applies(
+        z,
+        Opcode::Zeta,
+        &[F32, F32],
+        &[f(2.0), f(0.0)],
+        F32
+    ));
+    assert!(applies(
+        z,
+        Opcode::Zeta,
+        &[F32, F32],
+        &[f(3.0), f(-2.5)],
+        F32
+    ));
+    assert!(!applies(
+        z,
+        Opcode::Zeta,
+        &[F32, F32],
+        &[f(1.0), f(1.0)],
+        F32
+    ));
+    assert!(!applies(
+        z,
+        Opcode::Zeta,
+        &[F32, F32],
+        &[f(2.0), f(0.25)],
+        F32
+    ));
+    // Not the mask's opcode.
+    assert!(!applies(
+        z,
+        Opcode::Polygamma,
+        &[F32, F32],
+        &[f(0.5), f(1.0)],
+        F32
+    ));
+}

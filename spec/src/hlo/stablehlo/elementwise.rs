@@ -57,6 +57,23 @@ pub(super) fn stablehlo_name(op: Opcode) -> Option<&'static str> {
         Sqrt => "stablehlo.sqrt",
         Subtract => "stablehlo.subtract",
         Tan => "stablehlo.tan",
+        // CHLO's functions (JAX's lowering of lax.asin, lax.lgamma, ...; XLA legalizes them).
+        Acos => "chlo.acos",
+        Acosh => "chlo.acosh",
+        Asin => "chlo.asin",
+        Asinh => "chlo.asinh",
+        Atan => "chlo.atan",
+        Atanh => "chlo.atanh",
+        BesselI1e => "chlo.bessel_i1e",
+        Cosh => "chlo.cosh",
+        Digamma => "chlo.digamma",
+        ErfInv => "chlo.erf_inv",
+        Erfc => "chlo.erfc",
+        Lgamma => "chlo.lgamma",
+        NextAfter => "chlo.next_after",
+        Polygamma => "chlo.polygamma",
+        Sinh => "chlo.sinh",
+        Zeta => "chlo.zeta",
         Tanh => "stablehlo.tanh",
         Xor => "stablehlo.xor",
         _ => return None,
@@ -69,7 +86,7 @@ fn arity(op: Opcode) -> usize {
     match op {
         Add | And | Atan2 | Complex | Divide | Maximum | Minimum | Multiply | Or | Power
         | Remainder | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Subtract | Xor
-        | Compare => 2,
+        | Compare | NextAfter | Polygamma | Zeta => 2,
         Select | Clamp => 3,
         _ => 1,
     }

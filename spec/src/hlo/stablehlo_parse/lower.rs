@@ -73,8 +73,9 @@ pub(crate) fn no_translation(name: &str) -> String {
     } else if name.starts_with("chlo.") {
         format!(
             "operation `{name}` has no HLO opcode in the IR: the catalog has no entry with an \
-             exact reference for it (only `chlo.erf`, `chlo.tan`, `chlo.square` of real values and \
-             `chlo.top_k` are read)"
+             exact reference for it (the catalog has `chlo.top_k`, `square` of real values and the \
+             functions acos, acosh, asin, asinh, atan, atanh, bessel_i1e, cosh, digamma, erf, \
+             erf_inv, erfc, lgamma, next_after, polygamma, sinh, tan, zeta)"
         )
     } else {
         format!("unknown operation `{name}`")

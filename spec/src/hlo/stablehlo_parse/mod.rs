@@ -17,8 +17,10 @@
 //!   `get_dimension_size`, `set_dimension_size`, `dot_general`, `dot`, `convolution`, `reduce`
 //!   (compact `applies` form and `reducer` form), `reduce_window`, `select_and_scatter`, `sort`,
 //!   `map`, `while`, `case`, `if`, `optimization_barrier`, `tuple`, `get_tuple_element`,
-//!   `func.call`, `chlo.top_k` (HLO `topk`, `largest=true`), `chlo.erf`, `chlo.tan`,
-//!   `chlo.square` of real values (`multiply(x, x)`: the same value rounded once);
+//!   `func.call`, `chlo.top_k` (HLO `topk`, `largest=true`), `chlo.square` of real values
+//!   (`multiply(x, x)`: the same value rounded once), and CHLO's functions, each its own opcode
+//!   (`chlo.erf`, `tan`, `acos`, `acosh`, `asin`, `asinh`, `atan`, `atanh`, `cosh`, `sinh`,
+//!   `erfc`, `erf_inv`, `lgamma`, `digamma`, `bessel_i1e`, `next_after`, `polygamma`, `zeta`);
 //! - types `tensor<4x8xf32>` (row-major layouts), bounded dynamic dimensions
 //!   (`tensor<?x3xf32, #stablehlo.bounds<4, ?>>`), every element type of the IR (`i1` → pred,
 //!   `iN`/`siN` → sN, `uiN` → uN, `bf16`, the f8 types, `complex<f32>`), `tuple<...>`.

@@ -390,7 +390,8 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
     }
 }
 
-/// The `chlo.*` pretty forms: `top_k` and the unary functions (`%x : t -> r`).
+/// The `chlo.*` pretty forms: `top_k`, the unary functions (`%x : t -> r`) and the binary ones
+/// (`%a, %b : t, u -> r`).
 fn chlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
     match short {
         "top_k" => {
@@ -407,11 +408,24 @@ fn chlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             op.result_types = super::attrs::type_list_until_paren(c)?;
             Ok(())
         }
-        "erf" | "tan" | "square" => {
+        "erf" | "tan" | "square" | "acos" | "acosh" | "asin" | "asinh" | "atan" | "atanh"
+        | "bessel_i1e" | "cosh" | "digamma" | "erf_inv" | "erfc" | "lgamma" | "sinh" => {
             op.operands = vec![parse_use(c)?];
             optional_attr_dict(c, op)?;
             c.expect_punct(':', "and the types")?;
             op.operand_types = vec![parse_type(c)?];
+            c.expect_arrow("between the operand and result types")?;
+            op.result_types = vec![parse_type(c)?];
+            Ok(())
+        }
+        "next_after" | "polygamma" | "zeta" => {
+            // `%a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>`
+            op.operands = uses(c, 2)?;
+            optional_attr_dict(c, op)?;
+            c.expect_punct(':', "and the operand types")?;
+            op.operand_types = vec![parse_type(c)?];
+            c.expect_punct(',', "between the two operand types")?;
+            op.operand_types.push(parse_type(c)?);
             c.expect_arrow("between the operand and result types")?;
             op.result_types = vec![parse_type(c)?];
             Ok(())
