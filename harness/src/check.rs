@@ -289,17 +289,13 @@ pub fn element_allowances(
             None => Allowance::Budget,
             Some((rule, f)) => {
                 let condition = match rule {
-                    // The reference has the function, so it computes κ (at high precision).
-                    // An infinite κ is an exact zero of f at a representable input (lgamma(1),
-                    // lgamma(2)): no perturbation of the input is in play there, and careful
-                    // implementations return the exact 0, so the entry's budget applies.
-                    Conditioning::Function => input_types
-                        .first()
-                        .and_then(|&t| {
+                    // The reference has the function, so it computes κ.
+                    Conditioning::Function => conditioning::function_allowance(
+                        input_types.first().and_then(|&t| {
                             conformance_reference::condition_number(root.opcode, t, &inputs)
-                        })
-                        .filter(|kappa| kappa.is_finite())
-                        .map(|kappa| conditioning::allowance_from_kappa(kappa, f, None)),
+                        }),
+                        f,
+                    ),
                     _ => conditioning::allowance(rule, &input_types, &inputs, f),
                 };
                 match condition {

@@ -116,6 +116,19 @@ pub fn allowance(
     Some(allowance_from_kappa(kappa, component, Some(log_magnitude)))
 }
 
+/// The allowance of rule `function` for the condition number `kappa` the reference computed
+/// (`None`: outside the domain, the entry's budget). An infinite κ is an exact zero of f at a
+/// representable input (lgamma(1), lgamma(2)): no perturbation of the input is in play there and
+/// careful implementations return the exact 0, so the entry's budget applies (`None`) too.
+pub fn function_allowance(
+    kappa: Option<f64>,
+    component: FloatFormat,
+) -> Option<ConditionAllowance> {
+    kappa
+        .filter(|k| k.is_finite())
+        .map(|k| allowance_from_kappa(k, component, None))
+}
+
 /// The allowance for condition number `kappa` in a result of format `component`: `8·κ` extra
 /// ULPs; [`ConditionAllowance::Undetermined`] from `2^(p−1)` ULPs on (relative error about 1, or
 /// κ infinite or NaN); [`ConditionAllowance::Infinity`] when `log_magnitude` (the natural log of
@@ -189,6 +202,21 @@ mod tests {
         // Real operands are not this rule's business.
         let real = [ElementType::F32, ElementType::F32];
         assert_eq!(condition_number(rule, &real, &[1, 2]), None);
+    }
+
+    #[test]
+    fn function_allowances_keep_exact_zeros_exact() {
+        let f32f = ElementType::F32.float_format().unwrap();
+        assert_eq!(
+            function_allowance(Some(3.0), f32f),
+            Some(ConditionAllowance::ExtraUlps(24))
+        );
+        assert_eq!(function_allowance(Some(f64::INFINITY), f32f), None);
+        assert_eq!(function_allowance(None, f32f), None);
+        assert_eq!(
+            function_allowance(Some(1e30), f32f),
+            Some(ConditionAllowance::Undetermined)
+        );
     }
 
     #[test]
