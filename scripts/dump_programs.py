@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Dumps the real JAX programs of corpus/programs/ (control flow, sorting, top-k, scans, PRNG).
+"""Dumps the real JAX programs of corpus/programs/ (control flow, sorting, top-k, scans, PRNG,
+special functions, FFT, linear algebra, batch norm).
 
 Run from the repository root with the project's virtualenv (jax/jaxlib as pinned in
 scripts/python-requirements.txt):
@@ -17,7 +18,7 @@ For every program NAME (all of them when none is given) it writes into corpus/pr
                           of the flattened result (the HLO root tuple's order)
 
 and then corpus/programs/README.md (one line per program: what it computes, the HLO opcodes its
-module contains, the versions it was dumped with).
+module contains, the versions it was dumped with; the lines of programs not named are kept).
 
 Everything is deterministic: inputs come from numpy generators with fixed seeds, the .npz files
 are written with a fixed zip timestamp (same layout as np.savez: one stored `NAME.npy` member per
@@ -483,6 +484,133 @@ def _special_functions():
     return f, (x, u)
 
 
+# --- FFT, linear algebra, batch norm -------------------------------------------------------------
+# On CPU, JAX lowers the linear-algebra primitives to LAPACK custom calls
+# (`stablehlo.custom_call @lapack_*_ffi`, see docs/custom-calls.md), not to HLO `cholesky` /
+# `triangular-solve`; FFTs lower to the HLO `fft`.
+
+
+def _c64(rng, shape):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+
+
+@program("fft_spectra",
+         "jnp.fft.fft of c64[2,16], jnp.fft.ifft of c64[2,12], jnp.fft.rfft of f32[2,15] (odd "
+         "length), jnp.fft.irfft(n=16) of c64[2,9] (random z0 and Nyquist terms, whose "
+         "imaginary parts the transform ignores) and jnp.fft.fft2 of c64[6,8], in one jit; "
+         "inputs standard normal (real and imaginary parts) from default_rng(17); "
+         "out0 c64[2,16], out1 c64[2,12], out2 c64[2,8], out3 f32[2,16], out4 c64[6,8]",
+         ["fft"])
+def _fft_spectra():
+    rng = np.random.default_rng(17)
+    a = _c64(rng, (2, 16))
+    b = _c64(rng, (2, 12))
+    c = rng.standard_normal((2, 15)).astype(f32)
+    d = _c64(rng, (2, 9))
+    e = _c64(rng, (6, 8))
+
+    def f(a, b, c, d, e):
+        return (jnp.fft.fft(a), jnp.fft.ifft(b), jnp.fft.rfft(c), jnp.fft.irfft(d, n=16),
+                jnp.fft.fft2(e))
+
+    return f, (a, b, c, d, e)
+
+
+def _spd(rng, batch, n):
+    """f32[batch, n, n] symmetric positive definite and well conditioned: M·Mᵀ/n + I."""
+    m = rng.standard_normal((batch, n, n))
+    return (m @ np.swapaxes(m, -1, -2) / n + np.eye(n)).astype(f32)
+
+
+@program("cholesky_solve",
+         "a batch of 2 SPD f32[5,5] (M·Mᵀ/5 + I, default_rng(18)) and right-hand sides "
+         "f32[2,5,3]: out0 L = jnp.linalg.cholesky(a) (JAX symmetrizes (a + aᵀ)/2, calls "
+         "custom_call lapack_spotrf_ffi, selects NaN where info != 0, zeroes the upper "
+         "triangle); out1 jax.scipy.linalg.solve_triangular(L, b, lower=True), out2 the same "
+         "with trans=1 (Lᵀx = b), out3 jax.scipy.linalg.cho_solve((L, True), b) (two "
+         "triangular solves): custom_call lapack_strsm_ffi",
+         ["custom-call"])
+def _cholesky_solve():
+    rng = np.random.default_rng(18)
+    a = _spd(rng, 2, 5)
+    b = rng.standard_normal((2, 5, 3)).astype(f32)
+
+    def f(a, b):
+        low = jnp.linalg.cholesky(a)
+        return (low,
+                jax.scipy.linalg.solve_triangular(low, b, lower=True),
+                jax.scipy.linalg.solve_triangular(low, b, lower=True, trans=1),
+                jax.scipy.linalg.cho_solve((low, True), b))
+
+    return f, (a, b)
+
+
+@program("linalg_decompositions",
+         "default_rng(19) inputs, well conditioned: out0 jnp.linalg.solve(a, b) with a f32[5,5] "
+         "= N + 5·I, b f32[5,2] (custom_call lapack_sgetrf_ffi, pivots to a permutation in a "
+         "while loop, b's rows gathered, then lapack_strsm_ffi unit lower and upper); "
+         "out1/out2 Q f32[6,4], R f32[4,4] of jnp.linalg.qr(m) with m f32[6,4] (mode reduced: "
+         "lapack_sgeqrf_ffi then lapack_sorgqr_ffi); out3/out4 eigenvalues f32[5] (ascending) "
+         "and eigenvectors f32[5,5] of jnp.linalg.eigh(s), s the symmetric (N + Nᵀ)/2 + "
+         "diag(0..4)·2 (symmetrized again by JAX, lapack_ssyevd_ffi); out5..out7 U f32[6,4], "
+         "S f32[4], Vh f32[4,4] of jnp.linalg.svd(m, full_matrices=False) "
+         "(lapack_sgesdd_ffi); Q/R columns, eigenvectors and singular vectors are unique only "
+         "up to sign",
+         ["custom-call"])
+def _linalg_decompositions():
+    rng = np.random.default_rng(19)
+    a = (rng.standard_normal((5, 5)) + 5 * np.eye(5)).astype(f32)
+    b = rng.standard_normal((5, 2)).astype(f32)
+    m = rng.standard_normal((6, 4)).astype(f32)
+    n = rng.standard_normal((5, 5))
+    s = ((n + n.T) / 2 + np.diag(np.arange(5) * 2.0)).astype(f32)
+
+    def f(a, b, m, s):
+        q, r = jnp.linalg.qr(m)
+        w, v = jnp.linalg.eigh(s)
+        u, sv, vh = jnp.linalg.svd(m, full_matrices=False)
+        return jnp.linalg.solve(a, b), q, r, w, v, u, sv, vh
+
+    return f, (a, b, m, s)
+
+
+@program("batch_norm_layer",
+         "a training-mode batch-norm layer written with jnp/lax ops (JAX has no batch_norm "
+         "primitive) on NCHW x f32[4,8,6,6] (default_rng(20), N(0.5, 2)), scale/offset f32[8]: "
+         "mean and var = mean((x - mean)²) over axes (0,2,3), y = (x - mean)·(lax.rsqrt(var + "
+         "1e-5)·scale) + offset; loss = sum(y·t) for a fixed f32[4,8,6,6] t, "
+         "jax.value_and_grad w.r.t. (x, scale, offset), so dx is batch-norm-grad with "
+         "grad_output t; out0 y, out1 mean f32[8], out2 var f32[8], out3 loss f32[], out4 dx "
+         "f32[4,8,6,6], out5 dscale f32[8], out6 doffset f32[8]",
+         ["reduce", "rsqrt"])
+def _batch_norm_layer():
+    rng = np.random.default_rng(20)
+    x = (rng.standard_normal((4, 8, 6, 6)) * 2 + 0.5).astype(f32)
+    scale = rng.uniform(0.5, 1.5, 8).astype(f32)
+    offset = (rng.standard_normal(8) * 0.1).astype(f32)
+    t = rng.standard_normal((4, 8, 6, 6)).astype(f32)
+
+    def bn(x, scale, offset):
+        mean = jnp.mean(x, axis=(0, 2, 3))
+        centered = x - mean[None, :, None, None]
+        var = jnp.mean(lax.square(centered), axis=(0, 2, 3))
+        inv = lax.rsqrt(var + f32(1e-5))
+        y = centered * (inv * scale)[None, :, None, None] + offset[None, :, None, None]
+        return y, mean, var
+
+    def f(x, scale, offset, t):
+        y, mean, var = bn(x, scale, offset)
+
+        def loss(x, scale, offset):
+            return jnp.sum(bn(x, scale, offset)[0] * t)
+
+        value, (dx, dscale, doffset) = jax.value_and_grad(loss, argnums=(0, 1, 2))(
+            x, scale, offset)
+        return y, mean, var, value, dx, dscale, doffset
+
+    return f, (x, scale, offset, t)
+
+
 # --- dumping --------------------------------------------------------------------------------------
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?[\w.\-]+\s*=\s*(.*)$")
@@ -568,7 +696,7 @@ def dump(name, description, expect, builder):
 
 
 _HLO_TYPE = {"bool": "pred", "int32": "s32", "uint32": "u32", "float32": "f32",
-             "float16": "f16", "bfloat16": "bf16"}
+             "float16": "f16", "bfloat16": "bf16", "complex64": "c64"}
 
 
 def _signature(arrays):
@@ -583,9 +711,30 @@ def _cell(text):
     return text.replace("|", "\\|")
 
 
+def _readme_rows(path):
+    """The rows of the program table of an existing README, by program name."""
+    rows = {}
+    if os.path.exists(path):
+        with open(path) as fh:
+            table = fh.read().split("## Exact results against XLA's", 1)[0]
+        for line in table.splitlines():
+            m = re.match(r"^\| `([\w\-]+)` \|", line)
+            if m:
+                rows[m.group(1)] = line
+    return rows
+
+
 def write_readme(rows):
+    """Writes README.md with the table rows of `rows`; the rows of programs not dumped in this run
+    (`dump_programs.py NAME ...`) are kept from the existing README, in the order of PROGRAMS."""
+    path = os.path.join(OUT_DIR, "README.md")
+    table = _readme_rows(path)
+    for name, description, ins, outs, ops in rows:
+        table[name] = (f"| `{name}` | {_cell(description)} | {ins} → {outs} | "
+                       f"{', '.join(f'`{o}`' for o in sorted(ops))} |")
     lines = [
-        "# Real JAX programs: control flow, sorting, top-k, scans, PRNG",
+        "# Real JAX programs: control flow, sorting, top-k, scans, PRNG, special functions, FFT, "
+        "linear algebra, batch norm",
         "",
         f"Dumped by `scripts/dump_programs.py` with jax {jax.__version__} / jaxlib "
         f"{jaxlib.__version__} on XLA CPU (default 32-bit mode; "
@@ -621,15 +770,20 @@ def write_readme(rows):
         "No program emits an HLO `map`: no JAX primitive lowers to it in this version "
         "(`lax.map` is a scan, i.e. a `while`), so there is no `map_like` program.",
         "",
+        "Linear algebra on CPU lowers to LAPACK custom calls, not to HLO `cholesky` / "
+        "`triangular-solve`: `cholesky_solve` and `linalg_decompositions` hold "
+        "`custom-call`s to `lapack_*_ffi` targets (in `module.hlo`, `module.stablehlo.mlir` and "
+        "both dumped modules; their operands, attributes and column-major layouts are in "
+        "`docs/custom-calls.md`). `fft_spectra` uses the HLO `fft` (FFT, IFFT, RFFT, IRFFT). "
+        "`batch_norm_layer` is the batch norm real models emit: reductions and elementwise ops "
+        "(JAX has no batch_norm primitive, so no `batch-norm-*` instruction appears).",
+        "",
         "| program | computes | inputs → outputs | HLO opcodes |",
         "|---|---|---|---|",
     ]
-    for name, description, ins, outs, ops in rows:
-        lines.append(f"| `{name}` | {_cell(description)} | {ins} → {outs} | "
-                     f"{', '.join(f'`{o}`' for o in sorted(ops))} |")
+    lines += [table[name] for name, _, _, _ in PROGRAMS if name in table]
     lines.append("")
     # The section of program-level figures is measured by harness/tests/programs.rs and kept.
-    path = os.path.join(OUT_DIR, "README.md")
     kept = ""
     if os.path.exists(path):
         with open(path) as fh:
@@ -660,8 +814,7 @@ def main(argv):
             outs = _signature([z[k] for k in sorted(z.files, key=lambda s: int(s[3:]))])
         rows.append((name, description, ins, outs, ops))
         print(f"{name:16} {' '.join(sorted(ops))}")
-    if not wanted:
-        write_readme(rows)
+    write_readme(rows)
     return 0
 
 

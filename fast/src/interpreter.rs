@@ -3,7 +3,8 @@
 //! or re-viewed without a copy), and hands element-wise instructions to [`crate::elementwise`],
 //! data-movement instructions to [`crate::data_movement`], contractions (dot, convolution,
 //! reduce, reduce-window, select-and-scatter) to [`crate::contraction`] and control flow (while,
-//! conditional, map, sort, topk, opt-barrier) to [`crate::control_flow`]. Structural
+//! conditional, map, sort, topk, opt-barrier) to [`crate::control_flow`] and linear algebra (fft,
+//! cholesky, triangular-solve, batch-norm-*) to [`crate::linalg`]. Structural
 //! instructions: `parameter`, `constant`, `call`, `tuple`, `get-tuple-element`, `copy`.
 //!
 //! A called computation takes its arguments by value: `parameter` instructions move them out, and
@@ -14,6 +15,7 @@ use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
 use crate::layout;
+use crate::linalg;
 use crate::op_context::Ctx;
 use crate::parallel::Exec;
 use crate::value::Value;
@@ -474,6 +476,10 @@ fn eval_instruction<'a>(
         op if elementwise::is_elementwise(op) => {
             let out = elementwise::evaluate(instr, operands, exec)?;
             Ok(Value::owned(out))
+        }
+        op if linalg::is_linalg(op) => {
+            let v = linalg::evaluate(instr, operands, exec)?;
+            conform(v, &instr.shape, exec)
         }
         op => Err(BackendError::Unsupported(format!(
             "opcode `{op}` is not implemented by the fast backend"

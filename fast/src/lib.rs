@@ -38,6 +38,11 @@
 //! A `while` stops with [`BackendError::NonTerminating`] after
 //! `conformance_spec::backend::max_while_iterations()` trips.
 //!
+//! Linear algebra (`linalg`): `fft` on `rustfft`/`realfft` (plans cached per length and direction,
+//! lines in parallel), `cholesky` and `triangular-solve` on `faer`'s blocked, rayon-parallel
+//! kernels, and the batch-norm operations on our own two-pass kernels (sums in f64), with the
+//! semantics of `docs/linalg-semantics.md`.
+//!
 //! Subnormals are preserved: no flush-to-zero mode is ever set ([`SubnormalMode::Preserve`]).
 
 #[cfg(target_endian = "big")]
@@ -52,6 +57,7 @@ pub mod elementwise;
 mod interpreter;
 pub mod kernels;
 pub mod layout;
+pub(crate) mod linalg;
 mod op_context;
 mod parallel;
 #[cfg(test)]
@@ -137,8 +143,10 @@ impl Fast {
 /// The opcodes the fast backend implements: structural (`parameter`, `constant`, `call`, `tuple`,
 /// `get-tuple-element`, `copy`), the data-movement family, the element-wise family, the
 /// contraction family (dot, convolution, reduce, reduce-window, select-and-scatter) and the
-/// control-flow family (while, conditional, map, sort, topk, opt-barrier) of seed 004, and the
-/// CHLO special functions (`spec/ops/chlo.yaml`, [`elementwise::special`]).
+/// control-flow family (while, conditional, map, sort, topk, opt-barrier) of seed 004, the
+/// linear-algebra family (fft, cholesky, triangular-solve, batch-norm-training, -inference and
+/// -grad; `docs/linalg-semantics.md`) and the CHLO special functions (`spec/ops/chlo.yaml`,
+/// [`elementwise::special`]).
 pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Parameter,
     Opcode::Constant,
@@ -238,6 +246,13 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::NextAfter,
     Opcode::Polygamma,
     Opcode::Zeta,
+    // The linear-algebra family (linalg).
+    Opcode::Fft,
+    Opcode::Cholesky,
+    Opcode::TriangularSolve,
+    Opcode::BatchNormTraining,
+    Opcode::BatchNormInference,
+    Opcode::BatchNormGrad,
 ];
 
 impl Backend for Fast {

@@ -6,7 +6,10 @@
 //! `exp_f32_16M`, `tanh_f32_16M`, `reduce_sum_f32_16M`, `transpose_f32_4096`,
 //! `gather_1m_rows_64_f32`, and the control-flow family's (issue 15): `sort_f32_1M` (the
 //! comparator `jnp.sort` emits), `sort_kv_f32_s32_1M` (`jnp.argsort`'s key-value sort),
-//! `topk_f32_1024x1024_k8` and `while_1000_small_body`. Each is run once to warm up (XLA compiles then; compiled programs are
+//! `topk_f32_1024x1024_k8` and `while_1000_small_body`, and the numerical family's (issue 17):
+//! `fft_c64_1M`, `rfft_f32_1024x1024`, `cholesky_f32_1024` (a diagonally dominant, hence
+//! positive-definite, matrix), `trsm_f32_1024x1024` (a diagonally dominant lower triangle) and
+//! `batch_norm_training_f32_8x64x56x56`. Each is run once to warm up (XLA compiles then; compiled programs are
 //! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
 //! median is reported.
 //!
@@ -48,6 +51,11 @@ pub const CASES: &[&str] = &[
     "sort_kv_f32_s32_1M",
     "topk_f32_1024x1024_k8",
     "while_1000_small_body",
+    "fft_c64_1M",
+    "rfft_f32_1024x1024",
+    "cholesky_f32_1024",
+    "trsm_f32_1024x1024",
+    "batch_norm_training_f32_8x64x56x56",
 ];
 
 /// The comparator `jnp.sort` / `jnp.argsort` emit for f32 keys (NaN → +NaN, −0 → +0, then LT in
@@ -79,6 +87,10 @@ fn values(module: &HloModule, parameter: usize, lo: f64, hi: f64, seed: u64) -> 
         .map(|_| {
             let x = lo + (hi - lo) * rng.unit();
             match ty.float_format() {
+                Some(f) if ty.is_complex() => {
+                    let y = lo + (hi - lo) * rng.unit();
+                    conformance_spec::literal::complex_bits(f, f.encode(x), f.encode(y))
+                }
                 Some(f) => u128::from(f.encode(x)),
                 None => ty.integer_to_bits(x.floor() as i128).map_or(0, u128::from),
             }
@@ -101,6 +113,22 @@ fn case(name: &'static str, hlo: &str, ranges: &[(f64, f64)], work: String) -> B
         args,
         work,
     }
+}
+
+/// `case` with the diagonal of its first (square, real) parameter set to its order `n`: with the
+/// other entries in [−1, 1) the matrix is diagonally dominant, so the Hermitian matrix read from
+/// either triangle is positive definite and a triangle is well-conditioned.
+fn dominant(name: &'static str, hlo: &str, ranges: &[(f64, f64)], work: String) -> BenchCase {
+    let mut c = case(name, hlo, ranges, work);
+    if let Some(Literal::Array(a)) = c.args.first_mut() {
+        let n = a.dimensions().last().copied().unwrap_or(0);
+        if let Some(f) = a.element_type().float_format() {
+            for i in 0..n {
+                a.set_bits(&[i, i], u128::from(f.encode(n as f64)));
+            }
+        }
+    }
+    c
 }
 
 fn elementwise(name: &'static str, op: &str, arity: usize, lo: f64, hi: f64) -> BenchCase {
@@ -189,6 +217,36 @@ pub fn bench_case(name: &str) -> Option<BenchCase> {
             "HloModule w\ncond {\n  s = (s32[], f32[16]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(1000)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\nbody {\n  s = (s32[], f32[16]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  x = f32[16] get-tuple-element(s), index=1\n  half = f32[] constant(0.5)\n  h = f32[16] broadcast(half), dimensions={}\n  m = f32[16] multiply(x, h)\n  onef = f32[] constant(1)\n  o = f32[16] broadcast(onef), dimensions={}\n  y = f32[16] add(m, o)\n  ROOT t = (s32[], f32[16]) tuple(j, y)\n}\nENTRY e {\n  x = f32[16] parameter(0)\n  zero = s32[] constant(0)\n  init = (s32[], f32[16]) tuple(zero, x)\n  w = (s32[], f32[16]) while(init), condition=cond, body=body\n  ROOT r = f32[16] get-tuple-element(w), index=1\n}\n",
             &[(-1.0, 1.0)],
             "1000 trips of x·0.5 + 1 on f32[16]".into(),
+        ),
+        "fft_c64_1M" => case(
+            "fft_c64_1M",
+            "HloModule f\nENTRY e {\n  x = c64[1048576] parameter(0)\n  ROOT y = c64[1048576] fft(x), fft_type=FFT, fft_length={1048576}\n}\n",
+            &[(-1.0, 1.0)],
+            "a 2^20-point complex FFT".into(),
+        ),
+        "rfft_f32_1024x1024" => case(
+            "rfft_f32_1024x1024",
+            "HloModule f\nENTRY e {\n  x = f32[1024,1024] parameter(0)\n  ROOT y = c64[1024,513] fft(x), fft_type=RFFT, fft_length={1024,1024}\n}\n",
+            &[(-1.0, 1.0)],
+            "a 1024x1024 real-to-complex 2-D FFT".into(),
+        ),
+        "cholesky_f32_1024" => dominant(
+            "cholesky_f32_1024",
+            "HloModule c\nENTRY e {\n  a = f32[1024,1024] parameter(0)\n  ROOT l = f32[1024,1024] cholesky(a), lower=true\n}\n",
+            &[(-1.0, 1.0)],
+            "n³/3 flops, n = 1024".into(),
+        ),
+        "trsm_f32_1024x1024" => dominant(
+            "trsm_f32_1024x1024",
+            "HloModule t\nENTRY e {\n  a = f32[1024,1024] parameter(0)\n  b = f32[1024,1024] parameter(1)\n  ROOT x = f32[1024,1024] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE\n}\n",
+            &[(-1.0, 1.0), (-1.0, 1.0)],
+            "n²·k flops, n = k = 1024".into(),
+        ),
+        "batch_norm_training_f32_8x64x56x56" => case(
+            "batch_norm_training_f32_8x64x56x56",
+            "HloModule b\nENTRY e {\n  x = f32[8,64,56,56] parameter(0)\n  s = f32[64] parameter(1)\n  o = f32[64] parameter(2)\n  ROOT t = (f32[8,64,56,56], f32[64], f32[64]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n}\n",
+            &[(-1.0, 3.0), (0.5, 2.0), (-1.0, 1.0)],
+            "1605632 elements, 64 features".into(),
         ),
         _ => return None,
     })

@@ -222,7 +222,9 @@ pub fn check(
     }
 }
 
-/// Per element of the root's result (row-major), how it is compared: for a `scatter` entry
+/// Per element of the root's result (row-major), how it is compared: for an entry with a
+/// `tolerance.error_bound` (FFT, triangular solve, Cholesky, batch norm), within the bound of
+/// [`crate::oracles::error_bounds`]; for a `scatter` entry
 /// (`order_set: scatter-updates`), every value an order of its colliding updates gives ([`crate::oracles::scatter_orders`]); masked when some
 /// `implementation_defined` mask of the entry applies to the root's operand values there, or when
 /// the entry's `tolerance.conditioning` finds the result undetermined at the working precision;
@@ -240,6 +242,9 @@ pub fn element_allowances(
     }
     if let Some(acc) = &op.tolerance.accumulation {
         return accumulation_allowances(acc, module, args);
+    }
+    if let Some(model) = op.tolerance.error_bound {
+        return crate::oracles::error_bounds::allowances(model, module, args);
     }
     if op.implementation_defined.is_empty() && op.tolerance.conditioning.is_none() {
         return vec![];

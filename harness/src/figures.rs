@@ -14,15 +14,16 @@ use std::fmt;
 /// The distance of one output from the exact one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Figure {
-    /// A real float output: the largest and the median distance over its elements, in ULPs of
-    /// the output's type (±0 are 0 apart, NaN against NaN 0), and whether some element is NaN on
-    /// one side only.
+    /// A float output: the largest and the median distance over its elements, in ULPs of the
+    /// output's type (complex: of the component type, the larger of the two components'
+    /// distances; ±0 are 0 apart, NaN against NaN 0), and whether some element is NaN on one
+    /// side only.
     Float {
         max: u64,
         median: u64,
         nan_mismatch: bool,
     },
-    /// Any other output (integers, pred, complex): how many elements differ, bit for bit.
+    /// Any other output (integers, pred): how many elements differ, bit for bit.
     Differing(usize),
 }
 
@@ -47,25 +48,35 @@ pub fn figure(exact: &ArrayLiteral, got: &ArrayLiteral) -> Figure {
     if got.element_type() != ty || got.dimensions() != exact.dimensions() {
         return Figure::Differing(exact.shape().element_count());
     }
-    let format = ty.float_format().filter(|_| ty.is_float());
+    let format = ty.float_format();
     let mut distances = Vec::new();
     let mut nan_mismatch = false;
     let mut differing = 0usize;
+    // One component's distance (complex elements: each component's, the larger counts).
+    let mut component = |f: conformance_spec::element_type::FloatFormat, a: u64, b: u64| {
+        let (ca, cb) = (f.classify(a), f.classify(b));
+        match (ca == FloatClass::Nan, cb == FloatClass::Nan) {
+            (true, true) => 0,
+            (false, false) if ca == FloatClass::Zero && cb == FloatClass::Zero => 0,
+            (false, false) => ulp_distance(f, a, b),
+            _ => {
+                nan_mismatch = true;
+                0
+            }
+        }
+    };
     index::for_each_index(exact.dimensions(), |i| {
         let (a, b) = (exact.get_bits(i), got.get_bits(i));
         differing += usize::from(a != b);
         let Some(f) = format else {
             return;
         };
-        let (ca, cb) = (f.classify(a as u64), f.classify(b as u64));
-        let d = match (ca == FloatClass::Nan, cb == FloatClass::Nan) {
-            (true, true) => 0,
-            (false, false) if ca == FloatClass::Zero && cb == FloatClass::Zero => 0,
-            (false, false) => ulp_distance(f, a as u64, b as u64),
-            _ => {
-                nan_mismatch = true;
-                0
-            }
+        let d = if ty.is_complex() {
+            let (ar, ai) = conformance_spec::literal::complex_parts(f, a);
+            let (br, bi) = conformance_spec::literal::complex_parts(f, b);
+            component(f, ar, br).max(component(f, ai, bi))
+        } else {
+            component(f, a as u64, b as u64)
         };
         distances.push(d);
     });

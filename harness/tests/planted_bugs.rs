@@ -1,7 +1,8 @@
 //! Realistic bugs planted in a wrapper around the fast backend: each is found by a short sweep,
 //! minimized to a case of at most 2 instructions and 8 input elements, and written as a corpus
 //! file that replays to the same verdict (issue 3, "Done when"; the control-flow ones: issue 15,
-//! "Done when").
+//! "Done when"; the numerical family's, minimized to matrices and transforms of at most 8 per
+//! dimension: issue 17, "Done when").
 
 use conformance::corpus::{self, CorpusCase};
 use conformance::generate::Filters;
@@ -36,6 +37,13 @@ enum Bug {
     ConditionalClampsToFirst,
     /// `topk` skips values equal to one already taken (it drops ties).
     TopKDropsTies,
+    /// IFFT computed with the forward transform's twiddles (the sign of the exponent flipped),
+    /// still scaled by 1/N.
+    IfftTwiddleSignFlipped,
+    /// `triangular-solve` reads the diagonal even when `unit_diagonal=true`.
+    TrsmIgnoresUnitDiagonal,
+    /// `cholesky` factors the matrix of the other triangle (then writes the factor where asked).
+    CholeskyReadsWrongTriangle,
 }
 
 struct Planted {
@@ -51,6 +59,9 @@ impl Backend for Planted {
         self.inner.capabilities()
     }
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        if let Some(out) = linalg_bug(&self.inner, self.bug, module, args)? {
+            return Ok(out);
+        }
         if let Some(out) = control_flow_bug(&self.inner, self.bug, module, args)? {
             return Ok(out);
         }
@@ -107,7 +118,10 @@ impl Backend for Planted {
             Bug::UnstableStableSort
             | Bug::WhileExtraTripMultipleOf8
             | Bug::ConditionalClampsToFirst
-            | Bug::TopKDropsTies => {}
+            | Bug::TopKDropsTies
+            | Bug::IfftTwiddleSignFlipped
+            | Bug::TrsmIgnoresUnitDiagonal
+            | Bug::CholeskyReadsWrongTriangle => {}
             Bug::CompareGeAsGt => {
                 if root.opcode == Opcode::Compare && root.attr_enum("direction") == Some("GE") {
                     let mut gt = module.clone();
@@ -123,6 +137,88 @@ impl Backend for Planted {
             }
         }
         Ok(Literal::Array(a))
+    }
+}
+
+/// `module` with its root's attribute `name` set to `value`.
+fn with_root_attribute(
+    module: &HloModule,
+    name: &str,
+    value: conformance_spec::hlo::AttrValue,
+) -> HloModule {
+    let mut m = module.clone();
+    let entry = m.entry;
+    let r = m.computations[entry].root;
+    for attr in &mut m.computations[entry].instructions[r].attributes {
+        if attr.name == name {
+            attr.value = value.clone();
+        }
+    }
+    m
+}
+
+/// The numerical family's bugs: `Some(result)` when the module's root is the buggy instruction.
+fn linalg_bug(
+    fast: &Fast,
+    bug: Bug,
+    module: &HloModule,
+    args: &[Literal],
+) -> Result<Option<Literal>, BackendError> {
+    use conformance_spec::hlo::AttrValue;
+    let root = module.entry_computation().root_instruction();
+    match bug {
+        Bug::IfftTwiddleSignFlipped
+            if root.opcode == Opcode::Fft && root.attr_enum("fft_type") == Some("IFFT") =>
+        {
+            let forward = with_root_attribute(module, "fft_type", AttrValue::Enum("FFT".into()));
+            let Literal::Array(mut y) = fast.execute(&forward, args)? else {
+                return Ok(None);
+            };
+            let n: i64 = root.attr_ints("fft_length").unwrap_or(&[]).iter().product();
+            let f = y.element_type().float_format().unwrap();
+            let scale = |b: u64| f.encode(f.decode(b) / n.max(1) as f64);
+            for k in 0..y.shape().element_count() {
+                let (re, im) =
+                    conformance_spec::literal::complex_parts(f, y.get_bits_linear_logical(k));
+                let bits = conformance_spec::literal::complex_bits(f, scale(re), scale(im));
+                y.set_bits_linear_logical(k, bits);
+            }
+            Ok(Some(Literal::Array(y)))
+        }
+        Bug::TrsmIgnoresUnitDiagonal
+            if root.opcode == Opcode::TriangularSolve
+                && root.attr_bool("unit_diagonal") == Some(true) =>
+        {
+            let m = with_root_attribute(module, "unit_diagonal", AttrValue::Bool(false));
+            fast.execute(&m, args).map(Some)
+        }
+        Bug::CholeskyReadsWrongTriangle if root.opcode == Opcode::Cholesky => {
+            let lower = root.attr_bool("lower").unwrap_or(false);
+            let m = with_root_attribute(module, "lower", AttrValue::Bool(!lower));
+            let Literal::Array(other) = fast.execute(&m, args)? else {
+                return Ok(None);
+            };
+            // The factor of the other triangle's matrix, conjugate-transposed into the triangle
+            // asked for.
+            let mut out = other.clone();
+            let dims = other.dimensions().to_vec();
+            let rank = dims.len();
+            let f = other.element_type().float_format().unwrap();
+            for k in 0..other.shape().element_count() {
+                let mut idx = unravel(&dims, k);
+                let (i, j) = (idx[rank - 2], idx[rank - 1]);
+                let mut bits = other.get_bits(&idx);
+                if other.element_type().is_complex() {
+                    let (re, im) = conformance_spec::literal::complex_parts(f, bits);
+                    bits = conformance_spec::literal::complex_bits(f, re, f.negate_bits(im));
+                }
+                idx[rank - 2] = j;
+                idx[rank - 1] = i;
+                out.set_bits(&idx, bits);
+            }
+            Ok(Some(Literal::Array(out)))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -331,6 +427,24 @@ fn unravel(dims: &[i64], mut k: usize) -> Vec<i64> {
 }
 
 fn check_bug(bug: Bug, ops: &[&str], dtypes: &[&str], cases: u64) {
+    check_bug_within(bug, ops, dtypes, cases, |elements, _| elements <= 8);
+}
+
+/// [`check_bug`] for the numerical family: the minimized inputs have no dimension above 8 (a
+/// matrix of at most 8×8, a transform of at most 8 points per axis).
+fn check_linalg_bug(bug: Bug, ops: &[&str], dtypes: &[&str], cases: u64) {
+    check_bug_within(bug, ops, dtypes, cases, |_, largest| largest <= 8);
+}
+
+/// Finds, minimizes and replays `bug`; `small(elements, largest dimension)` says whether the
+/// minimized inputs are small enough.
+fn check_bug_within(
+    bug: Bug,
+    ops: &[&str],
+    dtypes: &[&str],
+    cases: u64,
+    small: impl Fn(usize, i64) -> bool,
+) {
     let catalog = Catalog::builtin().unwrap();
     let dir = std::env::temp_dir().join(format!(
         "conformance-planted-{:?}-{}",
@@ -383,10 +497,17 @@ fn check_bug(bug: Bug, ops: &[&str], dtypes: &[&str], cases: u64) {
         started.elapsed().as_secs_f64(),
         case.hlo.lines().find(|l| l.contains("ROOT")).unwrap_or("")
     );
+    let largest = case
+        .args()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a.as_array().unwrap().dimensions().to_vec())
+        .max()
+        .unwrap_or(0);
     assert!(instructions <= 2, "{bug:?}: {}", case.hlo);
     assert!(
-        elements <= 8,
-        "{bug:?}: {elements} elements\n{}",
+        small(elements, largest),
+        "{bug:?}: {elements} elements, largest dimension {largest}\n{}",
         case.to_yaml()
     );
     // The corpus file replays to the same verdict on the buggy backend, and the real fast
@@ -471,6 +592,36 @@ fn an_index_out_of_range_runs_the_first_branch() {
 #[test]
 fn top_k_that_drops_ties() {
     check_bug(Bug::TopKDropsTies, &["topk"], &["f32", "s32"], 60);
+}
+
+#[test]
+fn an_ifft_with_the_forward_twiddles() {
+    check_linalg_bug(
+        Bug::IfftTwiddleSignFlipped,
+        &["fft-IFFT"],
+        &["c64", "c128"],
+        40,
+    );
+}
+
+#[test]
+fn a_triangular_solve_that_reads_the_unit_diagonal() {
+    check_linalg_bug(
+        Bug::TrsmIgnoresUnitDiagonal,
+        &["triangular-solve"],
+        &["f32", "f64", "c64"],
+        60,
+    );
+}
+
+#[test]
+fn a_cholesky_that_reads_the_other_triangle() {
+    check_linalg_bug(
+        Bug::CholeskyReadsWrongTriangle,
+        &["cholesky"],
+        &["f32", "f64", "c128"],
+        60,
+    );
 }
 
 /// In a multi-operation graph the 1-ULP multiply bug is localized to a multiply instruction, and

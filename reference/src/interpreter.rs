@@ -5,7 +5,8 @@
 //! width-changing `bitcast-convert`) have their own handlers, found in `STRUCTURAL`; the
 //! data-movement family (`broadcast`, `copy`, `reshape`, `slice`, `gather`, `scatter`, ...) has
 //! its table in [`crate::data_movement`], the contraction family (`dot`, `convolution`, `reduce`,
-//! `reduce-window`, `select-and-scatter`) its table in [`crate::contraction`]; every other opcode
+//! `reduce-window`, `select-and-scatter`) its table in [`crate::contraction`], the linear-algebra
+//! family (`fft`, `cholesky`, `triangular-solve`, `batch-norm-*`) its table in [`crate::linalg`]; every other opcode
 //! goes through the element-wise table ([`crate::elementwise`]). Every result is produced in the layout of its instruction's shape
 //! (any `minor_to_major`, any padding): elements are addressed by multi-index or by physical
 //! position computed from the layout, never by assuming row-major order.
@@ -14,6 +15,7 @@ use crate::contraction;
 use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
+use crate::linalg;
 use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
@@ -87,6 +89,7 @@ pub fn opcodes() -> Vec<Opcode> {
     ops.extend(data_movement::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(contraction::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(control_flow::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(linalg::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -311,6 +314,7 @@ fn eval_instruction(
         .chain(data_movement::HANDLERS)
         .chain(contraction::HANDLERS)
         .chain(control_flow::HANDLERS)
+        .chain(linalg::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);
@@ -499,4 +503,41 @@ pub(crate) fn call_computation(
         depth: ctx.depth + 1,
     };
     evaluate(&inner, callee)
+}
+
+/// The values of the entry root's operands: the entry computation evaluated with a `tuple` of
+/// those operands as its root.
+pub(crate) fn root_operands(
+    module: &HloModule,
+    args: &[Literal],
+) -> Result<Vec<Literal>, BackendError> {
+    let mut m = module.clone();
+    let entry = &mut m.computations[module.entry];
+    let root = &entry.instructions[entry.root];
+    let shapes: Vec<Shape> = root
+        .operands
+        .iter()
+        .map(|&o| {
+            entry
+                .instructions
+                .get(o)
+                .map(|i| i.shape.clone())
+                .ok_or_else(|| BackendError::Invalid(format!("root operand #{o} is undefined")))
+        })
+        .collect::<Result<_, _>>()?;
+    let gather = HloInstruction {
+        name: format!("{}.operands", root.name),
+        opcode: Opcode::Tuple,
+        shape: Shape::Tuple(shapes),
+        operands: root.operands.clone(),
+        parameter_number: None,
+        literal: None,
+        attributes: Vec::new(),
+    };
+    entry.instructions.push(gather);
+    entry.root = entry.instructions.len() - 1;
+    match execute(&m, args)? {
+        Literal::Tuple(items) => Ok(items),
+        other => invalid(format!("root operands evaluated to {}", other.shape())),
+    }
 }

@@ -15,6 +15,9 @@
 //! - [`contraction`] computes dot, convolution, reduce, reduce-window and select-and-scatter
 //!   EXACTLY (the exact sum of exact products, rounded once); [`accumulation_bounds`] reports, per
 //!   output element of such a root, the term count and Σ|terms| the tolerance needs.
+//! - [`linalg`] computes fft, cholesky, triangular-solve and the batch-norm operations EXACTLY
+//!   (one rounding per element); [`error_scales`] reports per output element the error-bound
+//!   ingredients (`n`, κ, scale, masked) of `docs/linalg-semantics.md`.
 //! - [`control_flow`] runs `while` (stopping after `max_while_iterations` trips), `conditional`,
 //!   `map`, `sort` (a stable merge sort under any comparator computation, evaluated exactly;
 //!   [`control_flow::sort::Comparator`] lets the harness ask it about other results), `topk` and
@@ -32,11 +35,13 @@ pub mod control_flow;
 pub mod data_movement;
 pub mod elementwise;
 pub mod interpreter;
+pub mod linalg;
 pub mod round;
 pub mod ziv;
 
 pub use contraction::{accumulation_bounds, AccumulationBound};
 pub use elementwise::{condition_number, eval_element, prepare, ElementFn};
+pub use linalg::{error_scales, ErrorScale};
 
 use conformance_spec::backend::{Backend, BackendError, Capabilities, SubnormalMode};
 use conformance_spec::hlo::ir::HloModule;

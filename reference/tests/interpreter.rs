@@ -351,7 +351,18 @@ fn unsupported_opcodes_are_named() {
     ];
     let e = Reference.execute(&m, &args).unwrap_err();
     assert!(
-        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`cholesky`") && msg.contains("`d`")),
+        matches!(&e, BackendError::Invalid(msg) if msg.contains("cholesky takes 1 operand")),
+        "{e}"
+    );
+    let m = single_op_module(
+        &[array_shape(F32, &[2, 2])],
+        instr("d", Opcode::AllReduce, array_shape(F32, &[2, 2]), vec![]),
+    );
+    let e = Reference
+        .execute(&m, &[f32_array(&[2, 2], &[1.; 4]).into()])
+        .unwrap_err();
+    assert!(
+        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`all-reduce`") && msg.contains("`d`")),
         "{e}"
     );
     let m = single_op_module(
@@ -387,7 +398,8 @@ fn capabilities() {
         assert!(c.opcodes.contains(&op), "{op}");
     }
     assert!(c.opcodes.contains(&Opcode::Dot));
-    assert!(!c.opcodes.contains(&Opcode::Cholesky));
+    assert!(c.opcodes.contains(&Opcode::Cholesky) && c.opcodes.contains(&Opcode::Fft));
+    assert!(!c.opcodes.contains(&Opcode::AllReduce));
     for op in [
         Opcode::While,
         Opcode::Conditional,
@@ -398,8 +410,9 @@ fn capabilities() {
     }
     // 48 element-wise, 7 structural (parameter, constant, tuple, get-tuple-element, call, and
     // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
-    // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier).
-    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6);
+    // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 6 of the numerical
+    // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad).
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 6);
 }
 
 #[test]

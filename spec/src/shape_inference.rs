@@ -17,12 +17,14 @@
 //!
 //! The rules live in one module per family: [`elementwise`] (arithmetic, compare, select, clamp,
 //! conversions), [`movement`] (data movement), [`gather_scatter`], [`contraction`] (dot,
-//! convolution, reduce, reduce-window, select-and-scatter).
+//! convolution, reduce, reduce-window, select-and-scatter), `linalg` (fft, cholesky,
+//! triangular-solve, batch norm).
 
 pub mod contraction;
 mod control_flow;
 pub mod elementwise;
 pub mod gather_scatter;
+mod linalg;
 pub mod movement;
 mod rules;
 mod verify;
@@ -132,7 +134,8 @@ impl<'a> InferenceContext<'a> {
 /// (the result element type of `dot` / `convolution` from the context's `new_element_type`, the
 /// reducer / `scatter` computation checked when the context's `callee` is given); computations and
 /// control flow: `map`, `conditional`, `while`, `sort` (from the context's `called` signatures),
-/// `topk` (`k=`), `opt-barrier`.
+/// `topk` (`k=`), `opt-barrier`; the numerical family ([`linalg`]): `fft`, `cholesky`,
+/// `triangular-solve`, `batch-norm-training`, `batch-norm-inference`, `batch-norm-grad`.
 ///
 /// Errors: [`ShapeInferenceError`]; `Unsupported` for other opcodes, `MissingContext` when the
 /// result needs an [`InferenceContext`].
@@ -210,6 +213,12 @@ pub fn infer_shape_in(
         Sort => control_flow::sort(&r, context),
         TopK => control_flow::topk(&r),
         OptimizationBarrier => control_flow::optimization_barrier(&r),
+        Fft => linalg::fft(&r),
+        Cholesky => linalg::cholesky(&r),
+        TriangularSolve => linalg::triangular_solve(&r),
+        BatchNormTraining => linalg::batch_norm_training(&r),
+        BatchNormInference => linalg::batch_norm_inference(&r),
+        BatchNormGrad => linalg::batch_norm_grad(&r),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,
@@ -261,5 +270,7 @@ pub fn shapes_compatible(a: &Shape, b: &Shape) -> bool {
 mod tests;
 #[cfg(test)]
 mod tests_contraction;
+#[cfg(test)]
+mod tests_linalg;
 #[cfg(test)]
 mod tests_movement;

@@ -88,7 +88,8 @@ fn builtin_catalog_loads_its_families() {
             "data_movement",
             "contractions",
             "control_flow",
-            "chlo"
+            "chlo",
+            "linalg"
         ]
     );
     assert_eq!(c.family_of("add"), Some("elementwise"));
@@ -96,6 +97,8 @@ fn builtin_catalog_loads_its_families() {
     assert_eq!(c.family_of("dot-general"), Some("contractions"));
     assert_eq!(c.family_of("while"), Some("control_flow"));
     assert_eq!(c.family_of("lgamma"), Some("chlo"));
+    assert_eq!(c.family_of("fft-RFFT"), Some("linalg"));
+    assert_eq!(c.family_of("batch-norm-grad"), Some("linalg"));
     assert_eq!(c.family_of("no-such-op"), None);
     assert!(c.op("no-such-op").is_none());
     assert_eq!(
@@ -103,7 +106,8 @@ fn builtin_catalog_loads_its_families() {
             + c.ops_of_family("data_movement").count()
             + c.ops_of_family("contractions").count()
             + c.ops_of_family("control_flow").count()
-            + c.ops_of_family("chlo").count(),
+            + c.ops_of_family("chlo").count()
+            + c.ops_of_family("linalg").count(),
         c.ops().len()
     );
     let loc = c.location_of("add").expect("add has a location");

@@ -16,6 +16,7 @@ fn tolerance(pairs: &[(&str, u64)]) -> Tolerance {
         accumulation: None,
         order_set: None,
         conditioning: None,
+        error_bound: None,
         rationale: None,
     }
 }

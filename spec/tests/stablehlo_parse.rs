@@ -623,9 +623,19 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "unknown operation `stablehlo.frobnicate`",
     ),
     (
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.rng_bit_generator\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "2:8:",
+        "`stablehlo.rng_bit_generator` has no translation",
+    ),
+    (
         "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.fft\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         "2:8:",
-        "`stablehlo.fft` has no translation",
+        "`stablehlo.fft` needs `fft_type`",
+    ),
+    (
+        "func.func @main(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {\n  %0 = stablehlo.fft %a, type = SLOW, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>\n  return %0 : tensor<4xcomplex<f32>>\n}",
+        "2:26:",
+        "`fft_type` expects one of FFT, IFFT, RFFT, IRFFT",
     ),
     (
         "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = chlo.sinh_foo %a : tensor<4xf32> -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
@@ -763,6 +773,33 @@ fn jax_dumps_and_corpus_programs_round_trip_through_the_printer() {
 /// HLO modules using every operation of the catalog (and the attribute forms the printer
 /// translates), for the round trip.
 const MODULES: &[(&str, &str)] = &[
+    (
+        "linalg",
+        "HloModule linalg
+ENTRY e {
+  x = c64[2,4,8] parameter(0)
+  f = c64[2,4,8] fft(x), fft_type=FFT, fft_length={4,8}
+  i = c64[2,4,8] fft(f), fft_type=IFFT, fft_length={8}
+  r = f32[3,6] parameter(1)
+  rf = c64[3,4] fft(r), fft_type=RFFT, fft_length={3,6}
+  ir = f32[3,6] fft(rf), fft_type=IRFFT, fft_length={3,6}
+  a = f64[2,3,3] parameter(2)
+  l = f64[2,3,3] cholesky(a), lower=true
+  b = f64[2,3,5] parameter(3)
+  s = f64[2,3,5] triangular-solve(l, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=ADJOINT
+  u = f64[2,3,3] cholesky(a), lower=false
+  b2 = f64[2,5,3] parameter(4)
+  s2 = f64[2,5,3] triangular-solve(u, b2), left_side=false, lower=false, unit_diagonal=true, transpose_a=NO_TRANSPOSE
+  n = f32[2,4,3,3] parameter(5)
+  g = f32[4] parameter(6)
+  t = (f32[2,4,3,3], f32[4], f32[4]) batch-norm-training(n, g, g), epsilon=0.001, feature_index=1
+  m = f32[4] get-tuple-element(t), index=1
+  v = f32[4] get-tuple-element(t), index=2
+  y = f32[2,4,3,3] batch-norm-inference(n, g, g, m, v), epsilon=1e-05, feature_index=1
+  d = (f32[2,4,3,3], f32[4], f32[4]) batch-norm-grad(n, g, m, v, y), epsilon=0, feature_index=1
+  ROOT o = (c64[2,4,8], f32[3,6], f64[2,3,5], f64[2,5,3], (f32[2,4,3,3], f32[4], f32[4])) tuple(i, ir, s, s2, d)
+}",
+    ),
     (
         "chlo",
         "HloModule m

@@ -192,7 +192,10 @@ pub(crate) fn finish_in_layout<'a>(
     bytes: Vec<u8>,
     parallel: bool,
 ) -> Result<Value<'a>, BackendError> {
-    let data = if layout::same_physical_layout(have, result) && !result.layout.is_padded() {
+    let data = if layout::same_physical_layout(have, result)
+        && !result.layout.is_padded()
+        && !have.layout.is_padded()
+    {
         bytes
     } else {
         layout::relayout_raw(have, &bytes, result, parallel)

@@ -8,6 +8,7 @@ pub mod contraction;
 pub mod control_flow;
 pub mod elementwise;
 pub mod graph;
+pub mod linalg;
 pub mod movement;
 pub mod rng;
 pub mod shapes;
@@ -225,6 +226,8 @@ pub fn case_with(
         contraction::build(rng, &spec)
     } else if control_flow::is_control_flow(op.signature) {
         control_flow::build(rng, &spec)
+    } else if linalg::is_linalg(op.signature) {
+        linalg::build(rng, &spec)
     } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {

@@ -14,10 +14,12 @@
 //! 5. **Narrower type**: f64 → f32 → bf16/f16, c128 → c64, s64 → s32 → s16 → s8 (u likewise),
 //!    values rounded, where the operation accepts the type.
 //!
-//! Roots that take or give tuples or call computations (control flow, sort, topk) go through
-//! [`structured`] instead: the cut keeps tuples, and shapes shrink together with the called
+//! Roots that take or give tuples or call computations (control flow, sort, topk), and the
+//! numerical family (fft, cholesky, triangular-solve, batch norm, whose operands' shapes are
+//! tied), go through [`structured`] instead: the cut keeps tuples, and shapes shrink together with the called
 //! computations (a loop's trip count and a branch index shrink as values).
 
+mod linalg;
 pub mod structured;
 
 use crate::check::{check, Verdict};
@@ -254,7 +256,8 @@ pub fn minimize(
             | Opcode::Sort
             | Opcode::TopK
             | Opcode::OptimizationBarrier
-    ) {
+    ) || linalg::is_linalg(root.opcode)
+    {
         if let Some(operands) = root_values(module, args, backends[0]) {
             let s =
                 structured::Structured::new(root.clone(), operands, called_computations(module));

@@ -6,7 +6,8 @@
 //! 1. **Cut**: the root over parameters holding the reference's values of its operands, tuples
 //!    rebuilt from array parameters (so the entry is the root and at most the tuples it takes);
 //! 2. **Layouts**: every parameter and the root's arrays back to the default layout;
-//! 3. **Shapes**: each array leaf cut to a window (halves, then one element) along each
+//! 3. **Shapes**: the numerical family's tied shapes first ([`super::linalg`]: matrix orders,
+//!    transform lengths, feature counts); then each array leaf cut to a window (halves, then one element) along each
 //!    dimension; the same dimensions are changed wherever they occur — other leaves, the called
 //!    computations' shapes and constants (a loop body, a branch) — and the root's shape is
 //!    inferred again; so loops, branches and mapped computations shrink with their data;
@@ -188,6 +189,21 @@ fn shrink_shapes(oracle: &mut Oracle, s: &mut Structured, keep: &Keep) {
     // 3. Shapes.
     loop {
         let mut progress = false;
+        // Shapes tied together by the operation (the numerical family) first.
+        for c in super::linalg::candidates(&s.root, &s.operands) {
+            let candidate = Structured {
+                root: c.0,
+                operands: c.1,
+                called: s.called.clone(),
+            };
+            if keep(oracle, candidate, s) {
+                progress = true;
+                break;
+            }
+        }
+        if progress {
+            continue;
+        }
         let leaves: Vec<Vec<i64>> = s.leaves().iter().map(|a| a.dimensions().to_vec()).collect();
         'leaves: for dims in leaves {
             for d in 0..dims.len() {

@@ -7,12 +7,16 @@
 //! - [`scatter_orders`]: `scatter` (`order_set: scatter-updates`): every order of applying
 //!   colliding updates;
 //! - [`subnormals`]: a backend that flushes subnormals (capabilities), one named class;
+//! - [`error_bounds`]: the numerical family (`tolerance.error_bound`: FFT, triangular solve,
+//!   Cholesky, batch norm): normwise bounds from error analysis with the reference's exact
+//!   condition numbers and scales;
 //! - [`fused`]: a backend that contracts a multiply feeding an add or subtract into one fused
 //!   multiply-add, one named class (applied where a graph is localized, which sees the pair).
 //!
 //! The error bound of sums (`tolerance.accumulation`) is computed with the reference's term
 //! counts in `check`, and the condition-number widening in `spec::catalog::conditioning`.
 
+pub mod error_bounds;
 pub mod fused;
 pub mod order_set;
 pub mod scatter_orders;

@@ -115,7 +115,7 @@ pub fn accumulation_bounds(
             return Ok(None);
         }
     }
-    let operands = root_operands(module, args)?;
+    let operands = interpreter::root_operands(module, args)?;
     if operands
         .iter()
         .any(|o| matches!(o, Literal::Array(a) if a.runtime_dimensions().is_some()))
@@ -124,40 +124,6 @@ pub fn accumulation_bounds(
     }
     let refs: Vec<&Literal> = operands.iter().collect();
     bounds(&ctx, root, &refs)
-}
-
-/// The values of the entry root's operands: the entry computation evaluated with a `tuple` of
-/// those operands as its root.
-fn root_operands(module: &HloModule, args: &[Literal]) -> Result<Vec<Literal>, BackendError> {
-    let mut m = module.clone();
-    let entry = &mut m.computations[module.entry];
-    let root = &entry.instructions[entry.root];
-    let shapes: Vec<Shape> = root
-        .operands
-        .iter()
-        .map(|&o| {
-            entry
-                .instructions
-                .get(o)
-                .map(|i| i.shape.clone())
-                .ok_or_else(|| BackendError::Invalid(format!("root operand #{o} is undefined")))
-        })
-        .collect::<Result<_, _>>()?;
-    let gather = HloInstruction {
-        name: format!("{}.operands", root.name),
-        opcode: Opcode::Tuple,
-        shape: Shape::Tuple(shapes),
-        operands: root.operands.clone(),
-        parameter_number: None,
-        literal: None,
-        attributes: Vec::new(),
-    };
-    entry.instructions.push(gather);
-    entry.root = entry.instructions.len() - 1;
-    match interpreter::execute(&m, args)? {
-        Literal::Tuple(items) => Ok(items),
-        other => interpreter::invalid(format!("root operands evaluated to {}", other.shape())),
-    }
 }
 
 pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {

@@ -33,6 +33,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         include_str!("../../ops/control_flow.yaml"),
     ),
     ("chlo.yaml", include_str!("../../ops/chlo.yaml")),
+    ("linalg.yaml", include_str!("../../ops/linalg.yaml")),
 ];
 
 /// A 1-based place in a catalog file.

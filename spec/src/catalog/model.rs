@@ -160,6 +160,20 @@ pub enum Signature {
     TopK,
     /// `opt-barrier(operand)`.
     OptimizationBarrier,
+    // The numerical family (seed 004; `spec/ops/linalg.yaml`, docs/linalg-semantics.md). The
+    // element type of an entry is that of its first operand.
+    /// `fft(operand), fft_type, fft_length` over the 1 to 3 innermost dimensions.
+    Fft,
+    /// `cholesky(a), lower`: `a` is `[..., m, m]`.
+    Cholesky,
+    /// `triangular-solve(a, b), left_side, lower, unit_diagonal, transpose_a`.
+    TriangularSolve,
+    /// `batch-norm-training(operand, scale, offset), epsilon, feature_index`.
+    BatchNormTraining,
+    /// `batch-norm-inference(operand, scale, offset, mean, variance), epsilon, feature_index`.
+    BatchNormInference,
+    /// `batch-norm-grad(operand, scale, mean, variance, grad_output), epsilon, feature_index`.
+    BatchNormGrad,
 }
 
 impl Signature {
@@ -322,9 +336,41 @@ pub struct Tolerance {
     /// names its operands' meaning: complex `power`, or a real function of real operands).
     #[serde(default)]
     pub conditioning: Option<Conditioning>,
+    /// The operations whose accuracy no ULP budget can state (FFT, triangular solve,
+    /// Cholesky, batch norm): the error-analysis bound that replaces the ULP budget for their
+    /// floating-point results, each element's ingredients computed by the exact reference
+    /// ([`ErrorBound`]; `harness/src/oracles/error_bounds.rs`).
+    #[serde(default)]
+    pub error_bound: Option<ErrorBound>,
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,
+}
+
+/// A normwise error bound from the error analysis of an algorithm class, per result element:
+/// `|got − exact| ≤ c·f(n)·u·κ·scale / (1 − c·f(n)·u·κ) + 1 ulp(exact)`, with `n`, `κ` and `scale`
+/// reported by the reference (`conformance_reference::error_scales`) and `c`, `f` fixed by the
+/// bound (docs/linalg-semantics.md gives the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorBound {
+    /// Any FFT algorithm of the Cooley–Tukey class (radix 2, mixed radix, Bluestein through
+    /// power-of-two transforms): `‖ŷ − y‖₂ ≤ c·log₂N·u·‖y‖₂` (Higham, Accuracy and Stability of
+    /// Numerical Algorithms, 2nd ed., Theorem 24.2), so each element is within that of the block's
+    /// `‖y‖₂`.
+    Fft,
+    /// Substitution or multiplication by inverted diagonal blocks (XLA's expander): the
+    /// normwise backward error `c·m·u‖op(a)‖` (Higham §8.1, §14.2) turned into a forward bound by
+    /// `κ∞` of the matrix solved with.
+    TriangularSolve,
+    /// Any Cholesky algorithm (unblocked, blocked, recursive): backward error `c·m·u‖A‖`
+    /// (Higham Theorem 10.3) and the perturbation bound of the factor (Higham Theorem 10.8,
+    /// after Sun 1991): `‖ΔL‖_F ≤ κ₂(A)·c·m·u·‖L‖₂`.
+    Cholesky,
+    /// The sums over a feature's `N` elements (means, variances in one or two passes, the
+    /// gradient's sums) with the error of recursive summation (Higham §4.2), propagated to the
+    /// outputs to first order, plus the element-wise roundings.
+    BatchNorm,
 }
 
 /// A rule for operations whose semantics accept several results that differ in the order of

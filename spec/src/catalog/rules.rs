@@ -42,6 +42,33 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
         .or_else(|| data_movement_rules(opcode))
         .or_else(|| contraction_rules(opcode))
         .or_else(|| control_flow_rules(opcode))
+        .or_else(|| linalg_rules(opcode))
+}
+
+/// The numerical family (seed 004: Fft; Cholesky; TriangularSolve; BatchNormTraining;
+/// BatchNormInference; BatchNormGrad).
+fn linalg_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    use Opcode::*;
+    use ResultRule as R;
+    use Signature as S;
+    const BATCH_NORM: &[&str] = &["epsilon", "feature_index"];
+    Some(match opcode {
+        Fft => rules(
+            &[S::Fft],
+            &[R::Same, R::ComplexOfComponent, R::RealComponent],
+            &["fft_type", "fft_length"],
+        ),
+        Cholesky => rules(&[S::Cholesky], SAME, &["lower"]),
+        TriangularSolve => rules(
+            &[S::TriangularSolve],
+            SAME,
+            &["left_side", "lower", "unit_diagonal", "transpose_a"],
+        ),
+        BatchNormTraining => rules(&[S::BatchNormTraining], SAME, BATCH_NORM),
+        BatchNormInference => rules(&[S::BatchNormInference], SAME, BATCH_NORM),
+        BatchNormGrad => rules(&[S::BatchNormGrad], SAME, BATCH_NORM),
+        _ => return None,
+    })
 }
 
 /// Computations and control flow (seed 004: Call; Map; Conditional; While; Sort;
@@ -354,6 +381,12 @@ mod tests {
             Sort,
             TopK,
             OptimizationBarrier,
+            Fft,
+            Cholesky,
+            TriangularSolve,
+            BatchNormTraining,
+            BatchNormInference,
+            BatchNormGrad,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");

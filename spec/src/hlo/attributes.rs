@@ -30,6 +30,9 @@ pub enum AttrKind {
     Padding,
     /// `{size=3x3 stride=2x1 pad=1_1x0_-1 ...}` (`window`).
     Window,
+    /// A floating-point number such as `0.001` or `1e-05` (`epsilon` of the batch-norm
+    /// operations), checked and kept as its text ([`AttrValue::Raw`]) so that printing is lossless.
+    Float,
     /// `b01f_01io->b01f` (`dim_labels`).
     DimLabels,
 }
@@ -42,6 +45,8 @@ pub const COMPARISON_TYPES: &[&str] = &["FLOAT", "TOTALORDER", "SIGNED", "UNSIGN
 pub const DISTRIBUTIONS: &[&str] = &["rng_uniform", "rng_normal"];
 /// FFT types of `fft`.
 pub const FFT_TYPES: &[&str] = &["FFT", "IFFT", "RFFT", "IRFFT"];
+/// `transpose_a` of `triangular-solve` (seed 004, TriangularSolve): op(a) = a, aᵀ or aᴴ.
+pub const TRANSPOSE_TYPES: &[&str] = &["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"];
 
 /// The value type of attribute `name`, or `None` when the IR keeps it verbatim.
 pub fn attr_kind(name: &str) -> Option<AttrKind> {
@@ -69,12 +74,16 @@ pub fn attr_kind(name: &str) -> Option<AttrKind> {
         | "feature_group_count"
         | "batch_group_count"
         | "dimension"
+        | "feature_index"
         | "k" => AttrKind::Int,
-        "indices_are_sorted" | "unique_indices" | "is_stable" | "largest" => AttrKind::Bool,
+        "indices_are_sorted" | "unique_indices" | "is_stable" | "largest" | "lower"
+        | "left_side" | "unit_diagonal" => AttrKind::Bool,
+        "epsilon" => AttrKind::Float,
         "direction" => AttrKind::Enum(DIRECTIONS),
         "type" => AttrKind::Enum(COMPARISON_TYPES),
         "distribution" => AttrKind::Enum(DISTRIBUTIONS),
         "fft_type" => AttrKind::Enum(FFT_TYPES),
+        "transpose_a" => AttrKind::Enum(TRANSPOSE_TYPES),
         "to_apply" | "calls" | "condition" | "body" | "select" | "scatter" | "true_computation"
         | "false_computation" => AttrKind::Computation,
         "branch_computations" | "called_computations" => AttrKind::Computations,
@@ -217,6 +226,16 @@ pub(crate) fn attribute_value(
                     format!("attribute `{name}` expects a window such as `{{size=3x3 stride=2x1 pad=1_1x0_0}}`: {m}"),
                 )
             })
+        }
+        AttrKind::Float => {
+            let text = raw_value(c, name)?;
+            match text.parse::<f64>() {
+                Ok(_) => Ok(AttrValue::Raw(text)),
+                Err(_) => Err(c.error_at(
+                    t.start,
+                    format!("attribute `{name}` expects a floating-point number such as `0.001`, found `{text}`"),
+                )),
+            }
         }
         AttrKind::DimLabels => {
             raw_value(c, name)?;

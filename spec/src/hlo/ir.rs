@@ -198,6 +198,15 @@ impl HloInstruction {
         }
     }
 
+    /// A floating-point attribute (`epsilon=0.001` of the batch-norm operations), kept as its text.
+    pub fn attr_f64(&self, name: &str) -> Option<f64> {
+        match self.attribute(name)? {
+            AttrValue::Raw(v) => v.parse().ok(),
+            AttrValue::Int(v) => Some(*v as f64),
+            _ => None,
+        }
+    }
+
     pub fn attr_bool(&self, name: &str) -> Option<bool> {
         match self.attribute(name)? {
             AttrValue::Bool(v) => Some(*v),

@@ -260,6 +260,7 @@ mod tests {
                 !op.signature.is_elementwise()
                     && !crate::generate::contraction::is_contraction(op.signature)
                     && !crate::generate::control_flow::is_control_flow(op.signature)
+                    && !crate::generate::linalg::is_linalg(op.signature)
             },
             6,
             build,

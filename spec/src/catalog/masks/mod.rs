@@ -49,6 +49,29 @@ pub const COMPLEX_POWER_ZERO_BASE: &str = "complex-power-zero-base";
 pub const POLYGAMMA_NONPOSITIVE_X: &str = "polygamma-nonpositive-x";
 /// CHLO `zeta(s, q)` with s < 1 or q ≤ 0 (outside the defining series' domain).
 pub const ZETA_OUTSIDE_SERIES: &str = "zeta-outside-series";
+// The numerical family's masks select whole blocks (a transform, a matrix, a feature): the exact
+// reference decides them with the error-bound ingredients (`conformance_reference::error_scales`,
+// `ErrorScale::masked`), not [`mask_applies`] on one element's operands.
+/// `fft` elements of a transform whose input block holds a NaN or an infinity.
+pub const FFT_NON_FINITE_BLOCK: &str = "fft-non-finite-block";
+/// `cholesky` elements in the triangle not named by `lower`.
+pub const CHOLESKY_OTHER_TRIANGLE: &str = "cholesky-other-triangle";
+/// `cholesky` elements of a matrix that is not Hermitian positive definite.
+pub const CHOLESKY_NOT_POSITIVE_DEFINITE: &str = "cholesky-not-positive-definite";
+/// `triangular-solve` elements of a singular or non-finite solve.
+pub const TRIANGULAR_SOLVE_SINGULAR: &str = "triangular-solve-singular";
+/// Batch-norm outputs of a feature with an infinity or a non-positive `variance + epsilon`.
+pub const BATCH_NORM_NON_FINITE_FEATURE: &str = "batch-norm-non-finite-feature";
+
+/// The masks the exact reference decides per block ([`FFT_NON_FINITE_BLOCK`], ...);
+/// [`mask_applies`] is false for them.
+pub const BLOCK_MASKS: &[&str] = &[
+    FFT_NON_FINITE_BLOCK,
+    CHOLESKY_OTHER_TRIANGLE,
+    CHOLESKY_NOT_POSITIVE_DEFINITE,
+    TRIANGULAR_SOLVE_SINGULAR,
+    BATCH_NORM_NON_FINITE_FEATURE,
+];
 
 /// Every mask, with its documentation.
 pub const MASK_INFO: &[MaskInfo] = &[
@@ -172,6 +195,52 @@ pub const MASK_INFO: &[MaskInfo] = &[
                  convention, not the analytic continuation",
     },
     MaskInfo {
+        name: FFT_NON_FINITE_BLOCK,
+        opcodes: &[Opcode::Fft],
+        description: "every element of a transform (the fft_length block of one batch index) \
+                      whose input holds a NaN or an infinity",
+        source: "seed 004, Fft fixes no algorithm, and IEEE 754 arithmetic on infinities in a \
+                 sum depends on its order: which outputs become NaN is the algorithm's",
+    },
+    MaskInfo {
+        name: CHOLESKY_OTHER_TRIANGLE,
+        opcodes: &[Opcode::Cholesky],
+        description: "the elements above the diagonal (lower=true) or below it (lower=false)",
+        source: "seed 004, Cholesky: the values of the other triangle are \
+                 implementation-defined and can be anything",
+    },
+    MaskInfo {
+        name: CHOLESKY_NOT_POSITIVE_DEFINITE,
+        opcodes: &[Opcode::Cholesky],
+        description: "every element of a matrix whose Hermitian matrix (from the read triangle) \
+                      is not positive definite, holds a NaN or an infinity, or has a diagonal \
+                      element with a nonzero imaginary part",
+        source: "seed 004, Cholesky: if a is not symmetric (Hermitian) positive definite, the \
+                 result is implementation-defined",
+    },
+    MaskInfo {
+        name: TRIANGULAR_SOLVE_SINGULAR,
+        opcodes: &[Opcode::TriangularSolve],
+        description: "every element of a solve whose matrix has a zero diagonal element \
+                      (unit_diagonal=false) or whose matrix triangle or right-hand side holds \
+                      a NaN or an infinity",
+        source: "seed 004, TriangularSolve does not define singular systems; substitution and \
+                 block inversion give infinities and NaNs in different places",
+    },
+    MaskInfo {
+        name: BATCH_NORM_NON_FINITE_FEATURE,
+        opcodes: &[
+            Opcode::BatchNormTraining,
+            Opcode::BatchNormInference,
+            Opcode::BatchNormGrad,
+        ],
+        description: "every output of a feature whose elements hold an infinity, or whose \
+                      variance + epsilon is not positive",
+        source: "seed 004, BatchNorm*: the formulas divide by sqrt(variance + epsilon); with an \
+                 infinity, one-pass and two-pass variances give inf or NaN in order-dependent \
+                 ways",
+    },
+    MaskInfo {
         name: COMPLEX_DIVISION_BY_ZERO,
         opcodes: &[Opcode::Divide],
         description: "complex divide whose divisor is 0 + 0i (either zero sign)",
@@ -198,6 +267,11 @@ pub const MASKS: &[&str] = &[
     COMPLEX_NONFINITE_OPERAND,
     POLYGAMMA_NONPOSITIVE_X,
     ZETA_OUTSIDE_SERIES,
+    FFT_NON_FINITE_BLOCK,
+    CHOLESKY_OTHER_TRIANGLE,
+    CHOLESKY_NOT_POSITIVE_DEFINITE,
+    TRIANGULAR_SOLVE_SINGULAR,
+    BATCH_NORM_NON_FINITE_FEATURE,
     COMPLEX_DIVISION_BY_ZERO,
     COMPLEX_POWER_ZERO_BASE,
 ];

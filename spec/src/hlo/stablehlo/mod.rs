@@ -36,6 +36,7 @@ mod contraction;
 mod control;
 mod elementwise;
 mod indexing;
+mod linalg;
 mod movement;
 mod regions;
 pub mod types;
@@ -417,6 +418,12 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | TopK
                 | Compare
                 | ReducePrecision
+                | Fft
+                | Cholesky
+                | TriangularSolve
+                | BatchNormTraining
+                | BatchNormInference
+                | BatchNormGrad
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -437,6 +444,8 @@ impl<'p, 'm> Emitter<'p, 'm> {
             Reduce | ReduceWindow | SelectAndScatter | Sort | Map | TopK => {
                 regions::emit(self, at, ops)
             }
+            Fft | Cholesky | TriangularSolve | BatchNormTraining | BatchNormInference
+            | BatchNormGrad => linalg::emit(self, at, ops),
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -672,6 +681,10 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
             "branch_computations",
         ],
         GetTupleElement => &["index"],
+        Fft => &["fft_type", "fft_length"],
+        Cholesky => &["lower"],
+        TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
+        BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],
         _ => &[],
     }
 }

@@ -30,15 +30,9 @@ pub(crate) type LResult<T> = Result<T, StablehloParseError>;
 /// Why operation `name` cannot be read: unknown, or without a translation to the IR.
 pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
-        "stablehlo.fft",
         "stablehlo.rng",
         "stablehlo.rng_bit_generator",
-        "stablehlo.cholesky",
-        "stablehlo.triangular_solve",
         "stablehlo.custom_call",
-        "stablehlo.batch_norm_grad",
-        "stablehlo.batch_norm_inference",
-        "stablehlo.batch_norm_training",
         "stablehlo.all_gather",
         "stablehlo.all_reduce",
         "stablehlo.all_to_all",

@@ -37,6 +37,7 @@ mod attrs;
 mod constants;
 mod contraction;
 mod lexer;
+mod linalg;
 mod lower;
 mod ops;
 mod pretty;

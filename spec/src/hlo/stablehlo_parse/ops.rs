@@ -117,6 +117,9 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bin
         let operands = operands_n(l, s, op, arity)?;
         return single(l, s, op, opcode, operands, Vec::new());
     }
+    if let Some(lowered) = super::linalg::lower(l, s, op) {
+        return lowered;
+    }
     match op.name.as_str() {
         "stablehlo.compare" => compare(l, s, op),
         "chlo.square" => {

@@ -186,6 +186,25 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             Ok(())
         }
         "broadcast_in_dim" => one_then(c, op, &[("dims", "broadcast_dimensions")]),
+        "fft" => {
+            // `stablehlo.fft %x, type = RFFT, length = [4, 8] : (t) -> r`
+            op.operands = vec![parse_use(c)?];
+            c.expect_punct(',', "after the operand")?;
+            let at = c.expect_keyword("type", "")?.start;
+            c.expect_punct('=', "after `type`")?;
+            let t = c.next()?;
+            let Tok::Ident(kind) = &t.tok else {
+                return Err(c.unexpected(&t, "an FFT type (`FFT`, `IFFT`, `RFFT`, `IRFFT`)"));
+            };
+            op.attrs.push((
+                "fft_type".into(),
+                Attr::Enum("fft_type".into(), kind.clone()),
+                at,
+            ));
+            c.expect_punct(',', "after the FFT type")?;
+            keyword_list(c, op, "length", "fft_length")?;
+            functional(c, op)
+        }
         "broadcast" => one_then(c, op, &[("sizes", "broadcast_sizes")]),
         "transpose" => one_then(c, op, &[("dims", "permutation")]),
         "reverse" => {

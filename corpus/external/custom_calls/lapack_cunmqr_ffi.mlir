@@ -1,0 +1,6 @@
+module @jit_ormqr attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3x3xcomplex<f32>>, %arg1: tensor<3xcomplex<f32>>, %arg2: tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = stablehlo.custom_call @lapack_cunmqr_ffi(%arg0, %arg1, %arg2) {backend_config = "", mhlo.backend_config = {left = true, transpose = false}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 2, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k], [l, m])->([n, o]) {i=3, j=3, k=3, l=3, m=3, n=3, o=3}, custom>} : (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+    return %0 : tensor<3x3xcomplex<f32>>
+  }
+}
