@@ -174,10 +174,18 @@ fn unsupported_construct(
             }
             let cataloged = catalog.ops().iter().any(|op| op.opcode == i.opcode.name());
             let (line, column) = position(&c.name, &i.name, i.opcode.name()).unwrap_or((1, 1));
-            let why = if cataloged {
-                "the reference does not implement it"
-            } else {
-                "the catalog does not describe it yet (see `conformance spec`)"
+            let target = match i.attribute("custom_call_target") {
+                Some(conformance_spec::hlo::AttrValue::Str(t)) => Some(t.as_str()),
+                _ => None,
+            };
+            let why = match target {
+                // Custom calls are named by their target: what a target computes is not the
+                // opcode's to say (docs/custom-calls.md lists the targets JAX emits).
+                Some(t) => format!(
+                    "custom call target `{t}` is not in the registry of known targets (docs/custom-calls.md)"
+                ),
+                None if cataloged => "the reference does not implement it".to_string(),
+                None => "the catalog does not describe it yet (see `conformance spec`)".to_string(),
             };
             return Err((
                 2,

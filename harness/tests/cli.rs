@@ -213,6 +213,11 @@ fn replay_runs_corpus_files_and_jax_dumps() {
         err.contains("opaque.hlo:5:19: unsupported: `custom-call` (instruction `c`"),
         "{err}"
     );
+    // The target is named: what a custom call computes is its target's.
+    assert!(
+        err.contains("custom call target `my_kernel` is not in the registry"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -628,6 +628,16 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "`stablehlo.rng_bit_generator` has no translation",
     ),
     (
+        "func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n  %0 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {backend_config = \"\"} : (tensor<3x3xf32>) -> tensor<3x3xf32>\n  return %0 : tensor<3x3xf32>\n}",
+        "2:30:",
+        "custom call target `lapack_spotrf_ffi` is not in the registry",
+    ),
+    (
+        "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n  %0 = \"stablehlo.custom_call\"(%a) {call_target_name = \"my_kernel\"} : (tensor<3xf32>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}",
+        "2:",
+        "custom call target `my_kernel` is not in the registry",
+    ),
+    (
         "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.fft\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         "2:8:",
         "`stablehlo.fft` needs `fft_type`",

@@ -6,11 +6,14 @@
 //! `∇γ = Σ∇y(x−μ)/√(σ²+ε)`, `∇β = Σ∇y`. `ε` is the attribute rounded to f32.
 //!
 //! Element types f32, f64, bf16 and f16: every element is widened to f64, sums accumulate in f64
-//! (eight lanes per run; the variance in two passes over each cache-sized block, mean first, then
+//! (sixteen lanes per run; the variance in two passes over each cache-sized block, mean first, then
 //! squared deviations, the blocks combined by Chan et al.'s pairwise update) and each result is
-//! rounded once into the element type. The arrays are processed in their own
-//! physical layout (seen as `[outer, F, inner]` around the feature dimension; padded layouts go
-//! through a row-major copy): reductions over a grid of (row block, feature block) tasks, combined
+//! rounded once into the element type. The loops of the moments and of the normalization run in
+//! an AVX2+FMA build where the CPU has it (detected at run time; the same operations in the same
+//! order, so the same bits as the portable build, which the unit tests check; f32 sums use explicit
+//! AVX2 vectors). The arrays are processed in their own physical layout (seen as
+//! `[outer, F, inner]` around the feature dimension; padded layouts go through a row-major copy):
+//! reductions over a grid of (row block, feature block) tasks, combined
 //! in a fixed order (the same bits whatever the thread count), and element-wise passes over equal
 //! chunks of the buffer, both on rayon's pool.
 
@@ -34,6 +37,11 @@ pub trait Elem: bytemuck::Pod + Send + Sync {
     fn to_f64(self) -> f64;
     /// `v` rounded to nearest-even into this type.
     fn from_f64(v: f64) -> Self;
+    /// The slice as f32 when this type is f32 (for the f32 SIMD kernels).
+    #[inline(always)]
+    fn as_f32s(_xs: &[Self]) -> Option<&[f32]> {
+        None
+    }
 }
 
 impl Elem for f32 {
@@ -44,6 +52,10 @@ impl Elem for f32 {
     #[inline(always)]
     fn from_f64(v: f64) -> f32 {
         v as f32
+    }
+    #[inline(always)]
+    fn as_f32s(xs: &[f32]) -> Option<&[f32]> {
+        Some(xs)
     }
 }
 
@@ -87,6 +99,8 @@ struct Geometry {
     features: usize,
     inner: usize,
     parallel: bool,
+    /// Whether the loops run in their AVX2+FMA builds ([`simd_available`]; the same bits).
+    simd: bool,
 }
 
 impl Geometry {
@@ -163,10 +177,14 @@ impl Geometry {
             let count = (rows.len() * inner) as f64;
             (f0..f1)
                 .map(|l| {
-                    let runs = rows.clone().map(|o| &x[(o * nf + l) * inner..][..inner]);
-                    let sum: f64 = runs.clone().map(|r| lane_sum(r, |v| v)).sum();
-                    let mean = if count > 0.0 { sum / count } else { 0.0 };
-                    let m2: f64 = runs.map(|r| lane_sum(r, |v| (v - mean) * (v - mean))).sum();
+                    let runs = Runs {
+                        x,
+                        first: (rows.start * nf + l) * inner,
+                        rows: rows.len(),
+                        stride: nf * inner,
+                        len: inner,
+                    };
+                    let (mean, m2) = block_moments(self.simd, &runs);
                     (count, mean, m2)
                 })
                 .collect::<Vec<_>>()
@@ -211,22 +229,199 @@ impl Geometry {
     }
 }
 
-/// Σ f(x) over a run, in eight f64 lanes.
+/// The runs of one feature in one block of rows: `rows` runs of `len` elements of `x`, the first at
+/// `first`, each `stride` after the previous.
+struct Runs<'x, T> {
+    x: &'x [T],
+    first: usize,
+    rows: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl<T> Runs<'_, T> {
+    /// Run `o` of the block.
+    #[inline(always)]
+    fn run(&self, o: usize) -> &[T] {
+        &self.x[self.first + o * self.stride..][..self.len]
+    }
+}
+
+/// Lanes of the f64 sums (four AVX2 vectors, enough independent additions to hide their
+/// latency).
+const LANES: usize = 16;
+
+/// Σ f(x) over a run, in [`LANES`] f64 lanes combined pairwise, then the remainder in order.
 #[inline(always)]
 fn lane_sum<T: Elem>(xs: &[T], f: impl Fn(f64) -> f64) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = xs.chunks_exact(8);
+    let mut acc = [0.0f64; LANES];
+    let chunks = xs.chunks_exact(LANES);
     let rem = chunks.remainder();
     for c in chunks {
-        for j in 0..8 {
+        for j in 0..LANES {
             acc[j] += f(c[j].to_f64());
         }
     }
-    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    let mut width = LANES / 2;
+    while width > 0 {
+        for j in 0..width {
+            acc[j] += acc[j + width];
+        }
+        width /= 2;
+    }
+    let mut s = acc[0];
     for &v in rem {
         s += f(v.to_f64());
     }
     s
+}
+
+/// The mean and `M2 = Σ(x − mean)²` of a block's runs of one feature: two passes in f64 (the
+/// block is in cache for the second). `sum(run, None)` is [`lane_sum`] of the values,
+/// `sum(run, Some(mean))` of their squared deviations from `mean`.
+#[inline(always)]
+fn block_moments_with<T: Elem>(
+    runs: &Runs<'_, T>,
+    sum: impl Fn(&[T], Option<f64>) -> f64,
+) -> (f64, f64) {
+    // Plain loops (no iterator adapters, which would not be inlined into the AVX2 builds).
+    let count = (runs.rows * runs.len) as f64;
+    let mut total = 0.0f64;
+    for o in 0..runs.rows {
+        total += sum(runs.run(o), None);
+    }
+    let mean = if count > 0.0 { total / count } else { 0.0 };
+    let mut m2 = 0.0f64;
+    for o in 0..runs.rows {
+        m2 += sum(runs.run(o), Some(mean));
+    }
+    (mean, m2)
+}
+
+/// [`block_moments_with`] the portable [`lane_sum`].
+#[inline(always)]
+fn block_moments_body<T: Elem>(runs: &Runs<'_, T>) -> (f64, f64) {
+    block_moments_with(runs, |r, mean| match mean {
+        None => lane_sum(r, |v| v),
+        Some(m) => lane_sum(r, |v| (v - m) * (v - m)),
+    })
+}
+
+/// [`lane_sum`] of f32 values (`mean` `None`) or of their squared deviations from `mean`, with
+/// AVX2: the [`LANES`] f64 lanes are four vectors, combined in [`lane_sum`]'s order, and the same
+/// roundings (no fused operations), so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn lane_sum_f32_avx2(xs: &[f32], mean: Option<f64>) -> f64 {
+    use std::arch::x86_64::*;
+    let m = _mm256_set1_pd(mean.unwrap_or(0.0));
+    let mut acc = [_mm256_setzero_pd(); 4];
+    let chunks = xs.chunks_exact(LANES);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for (k, a) in acc.iter_mut().enumerate() {
+            let q = &c[4 * k..4 * k + 4];
+            // SAFETY: `q` holds exactly 4 f32 (128 bits); unaligned loads are allowed.
+            let v = _mm256_cvtps_pd(unsafe { _mm_loadu_ps(q.as_ptr()) });
+            let t = if mean.is_some() {
+                let d = _mm256_sub_pd(v, m);
+                _mm256_mul_pd(d, d)
+            } else {
+                v
+            };
+            *a = _mm256_add_pd(*a, t);
+        }
+    }
+    // Lanes j and j + 8, then j and j + 4 (as `lane_sum`), then the last four in scalar order.
+    let v = _mm256_add_pd(_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3]));
+    let mut lanes = [0.0f64; 4];
+    // SAFETY: `lanes` holds exactly 4 f64 (256 bits); unaligned stores are allowed.
+    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), v) };
+    let mut s = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+    for &x in rem {
+        let x = x as f64;
+        s += match mean {
+            None => x,
+            Some(m) => (x - m) * (x - m),
+        };
+    }
+    s
+}
+
+/// [`block_moments_body`] for f32 with [`lane_sum_f32_avx2`] (the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn block_moments_f32_avx2(runs: &Runs<'_, f32>) -> (f64, f64) {
+    // (The closure inherits this function's target features.)
+    block_moments_with(runs, |r, mean| lane_sum_f32_avx2(r, mean))
+}
+
+/// `y = T((x − μ)·a + β)` over a segment, in f64.
+#[inline(always)]
+fn affine_body<T: Elem>(xs: &[T], out: &mut [T], mu: f64, a: f64, b: f64) {
+    for (o, &v) in out.iter_mut().zip(xs) {
+        *o = T::from_f64((v.to_f64() - mu) * a + b);
+    }
+}
+
+/// [`block_moments_body`] compiled for AVX2 and FMA (the same operations, hence the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn block_moments_avx2<T: Elem>(runs: &Runs<'_, T>) -> (f64, f64) {
+    block_moments_body(runs)
+}
+
+/// [`affine_body`] compiled for AVX2 and FMA (the same operations, hence the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn affine_avx2<T: Elem>(xs: &[T], out: &mut [T], mu: f64, a: f64, b: f64) {
+    affine_body(xs, out, mu, a, b)
+}
+
+/// True when this CPU runs the AVX2+FMA builds of the loops (detected at run time).
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`block_moments_body`], in its AVX2+FMA build when `simd`.
+fn block_moments<T: Elem>(simd: bool, runs: &Runs<'_, T>) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        if let Some(x) = T::as_f32s(runs.x) {
+            let runs = Runs {
+                x,
+                first: runs.first,
+                rows: runs.rows,
+                stride: runs.stride,
+                len: runs.len,
+            };
+            // SAFETY: `simd` is set only where `simd_available()` detected AVX2 and FMA on this
+            // CPU.
+            return unsafe { block_moments_f32_avx2(&runs) };
+        }
+        // SAFETY: as above.
+        return unsafe { block_moments_avx2(runs) };
+    }
+    let _ = simd;
+    block_moments_body(runs)
+}
+
+/// [`affine_body`], in its AVX2+FMA build when `simd`.
+fn affine<T: Elem>(simd: bool, xs: &[T], out: &mut [T], mu: f64, a: f64, b: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where `simd_available()` detected AVX2 and FMA on this CPU.
+        return unsafe { affine_avx2(xs, out, mu, a, b) };
+    }
+    let _ = simd;
+    affine_body(xs, out, mu, a, b)
 }
 
 /// The parsed attributes and working layout of one batch-norm instruction.
@@ -282,6 +477,7 @@ fn setup(instr: &HloInstruction, x: &ArrayRef<'_>, exec: Exec) -> Result<Setup, 
             features: d[feature],
             inner,
             parallel: exec.parallel(n),
+            simd: simd_available(),
         },
     })
 }
@@ -437,11 +633,7 @@ fn training_kernel<T: Elem>(
 fn normalize<T: Elem>(x: &[T], g: &Geometry, mean: &[f64], a: &[f64], beta: &[f64]) -> Vec<u8> {
     with_output::<T>(x.len(), |out| {
         g.map(out, |l, p, seg| {
-            let (mu, a, b) = (mean[l], a[l], beta[l]);
-            let xs = &x[p..p + seg.len()];
-            for (o, &v) in seg.iter_mut().zip(xs) {
-                *o = T::from_f64((v.to_f64() - mu) * a + b);
-            }
+            affine(g.simd, &x[p..p + seg.len()], seg, mean[l], a[l], beta[l]);
         })
     })
 }
@@ -592,4 +784,72 @@ fn grad_kernel<T: Elem>(
         })
     });
     (dx, dgamma, dbeta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values with a large mean and a small spread (where a careless variance
+    /// cancels), some runs shorter than the lanes.
+    fn data(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                1000.0 + (s >> 40) as f32 / (1u64 << 24) as f32
+            })
+            .collect()
+    }
+
+    fn geometry(outer: usize, features: usize, inner: usize, simd: bool) -> Geometry {
+        Geometry {
+            outer,
+            features,
+            inner,
+            parallel: false,
+            simd,
+        }
+    }
+
+    /// The AVX2+FMA builds of the moments and of the normalization give the scalar build's bits.
+    #[test]
+    fn linalg_batch_norm_simd_matches_scalar() {
+        if !simd_available() {
+            return;
+        }
+        for &(outer, features, inner) in &[(8, 64, 56 * 56), (3, 5, 7), (2, 3, 33), (40, 2, 1)] {
+            let x = data(outer * features * inner, (outer * 31 + inner) as u64);
+            let scalar = geometry(outer, features, inner, false);
+            let simd = geometry(outer, features, inner, true);
+            let (ms, mv) = (scalar.moments(&x), simd.moments(&x));
+            for (a, b) in ms.iter().zip(&mv) {
+                assert_eq!(a.0.to_bits(), b.0.to_bits(), "mean");
+                assert_eq!(a.1.to_bits(), b.1.to_bits(), "variance");
+            }
+            let mean: Vec<f64> = ms.iter().map(|m| m.0).collect();
+            let a: Vec<f64> = ms.iter().map(|m| 1.5 / (m.1 + 1e-3).sqrt()).collect();
+            let beta: Vec<f64> = (0..features).map(|l| l as f64 * 0.25 - 1.0).collect();
+            let ys = normalize::<f32>(&x, &scalar, &mean, &a, &beta);
+            let yv = normalize::<f32>(&x, &simd, &mean, &a, &beta);
+            assert_eq!(ys, yv, "normalized values");
+        }
+    }
+
+    /// The variance of values far from zero is their spread's, not swamped by the mean.
+    #[test]
+    fn linalg_batch_norm_variance_of_offset_values() {
+        let (outer, features, inner) = (4, 2, 1000);
+        let x: Vec<f32> = (0..outer * features * inner)
+            .map(|p| 4096.0 + if p % 2 == 0 { 0.5 } else { -0.5 })
+            .collect();
+        for simd in [false, simd_available()] {
+            for (mean, var) in geometry(outer, features, inner, simd).moments(&x) {
+                assert_eq!(mean, 4096.0);
+                assert_eq!(var, 0.25);
+            }
+        }
+    }
 }

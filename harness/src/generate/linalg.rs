@@ -160,7 +160,11 @@ fn batch_dims(g: &mut Gen) -> Vec<i64> {
 
 /// `fft` of `kind` on `ty` (complex for FFT/IFFT/IRFFT, real for RFFT).
 fn fft(g: &mut Gen, ty: ElementType, kind: &str) -> Result<usize, String> {
-    const LENGTHS: &[i64] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 32, 64];
+    // Powers of two, mixed radices, and primes (Rader's and Bluestein's algorithms in FFT
+    // libraries: 17, 31, 61, 97, 127, 251).
+    const LENGTHS: &[i64] = &[
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 61, 64, 97, 127, 251,
+    ];
     let axes = *g.rng.pick(&[1usize, 1, 1, 2, 2, 3]);
     let mut lengths: Vec<i64> = Vec::with_capacity(axes);
     let mut total = 1i64;

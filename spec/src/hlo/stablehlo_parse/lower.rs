@@ -32,7 +32,6 @@ pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
         "stablehlo.rng",
         "stablehlo.rng_bit_generator",
-        "stablehlo.custom_call",
         "stablehlo.all_gather",
         "stablehlo.all_reduce",
         "stablehlo.all_to_all",

@@ -122,6 +122,20 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bin
     }
     match op.name.as_str() {
         "stablehlo.compare" => compare(l, s, op),
+        "stablehlo.custom_call" => {
+            // What a custom call computes is its target's (docs/custom-calls.md).
+            let at = op.attr_pos("call_target_name");
+            let target = match op.attr("call_target_name") {
+                Some(Attr::Symbol(t) | Attr::Str(t)) => t.clone(),
+                _ => return Err(l.err(op.pos, "`stablehlo.custom_call` needs `call_target_name`")),
+            };
+            Err(l.err(
+                at,
+                format!(
+                    "custom call target `{target}` is not in the registry of known targets (docs/custom-calls.md)"
+                ),
+            ))
+        }
         "chlo.square" => {
             // x² rounded once is the product x·x rounded once (XLA legalizes it so); complex
             // squares are computed by another formula, which has no single HLO opcode.

@@ -186,6 +186,21 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             Ok(())
         }
         "broadcast_in_dim" => one_then(c, op, &[("dims", "broadcast_dimensions")]),
+        "custom_call" => {
+            // `stablehlo.custom_call @target(%a, %b) {attributes} : (types) -> results`
+            let s = c.next()?;
+            let Tok::Symbol(target) = &s.tok else {
+                return Err(c.unexpected(&s, "the custom call target `@name`"));
+            };
+            op.attrs.push((
+                "call_target_name".into(),
+                Attr::Symbol(target.clone()),
+                s.start,
+            ));
+            c.expect_punct('(', "to open the custom call's operands")?;
+            op.operands = use_list_until_paren(c)?;
+            functional(c, op)
+        }
         "fft" => {
             // `stablehlo.fft %x, type = RFFT, length = [4, 8] : (t) -> r`
             op.operands = vec![parse_use(c)?];
