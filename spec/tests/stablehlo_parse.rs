@@ -806,7 +806,9 @@ ENTRY e {
   m = f32[4] get-tuple-element(t), index=1
   v = f32[4] get-tuple-element(t), index=2
   y = f32[2,4,3,3] batch-norm-inference(n, g, g, m, v), epsilon=1e-05, feature_index=1
-  d = (f32[2,4,3,3], f32[4], f32[4]) batch-norm-grad(n, g, m, v, y), epsilon=0, feature_index=1
+  yi = f32[2,4,3,3] batch-norm-inference(n, g, g, m, v), epsilon=inf, feature_index=1
+  ys = f32[2,4,3,3] add(y, yi)
+  d = (f32[2,4,3,3], f32[4], f32[4]) batch-norm-grad(n, g, m, v, ys), epsilon=0, feature_index=1
   ROOT o = (c64[2,4,8], f32[3,6], f64[2,3,5], f64[2,5,3], (f32[2,4,3,3], f32[4], f32[4])) tuple(i, ir, s, s2, d)
 }",
     ),

@@ -186,7 +186,11 @@ fn fft(g: &mut Gen, ty: ElementType, kind: &str) -> Result<usize, String> {
     let last = *lengths.last().ok_or("at least one axis")?;
     let half = if last == 0 { 0 } else { last / 2 + 1 };
     let (in_ty, out_ty) = match kind {
-        "RFFT" => (ty, complex_of(ty)?),
+        "RFFT" => (
+            ty,
+            conformance_spec::shape_inference::complex_of(ty)
+                .ok_or_else(|| format!("RFFT of {ty}"))?,
+        ),
         "IRFFT" => (ty, ty.complex_component().ok_or("IRFFT of a complex type")?),
         _ => (ty, ty),
     };
@@ -215,14 +219,6 @@ fn fft(g: &mut Gen, ty: ElementType, kind: &str) -> Result<usize, String> {
             ints("fft_length", &lengths),
         ],
     )
-}
-
-fn complex_of(ty: ElementType) -> Result<ElementType, String> {
-    match ty {
-        ElementType::F32 => Ok(ElementType::C64),
-        ElementType::F64 => Ok(ElementType::C128),
-        other => Err(format!("RFFT of {other}")),
-    }
 }
 
 /// Matrix orders the generator uses (the reference solves exactly in rationals).

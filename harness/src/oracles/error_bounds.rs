@@ -35,7 +35,6 @@ use conformance_spec::catalog::ErrorBound;
 use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::HloModule;
 use conformance_spec::literal::Literal;
-use conformance_spec::shape::Shape;
 
 /// The constant `c` and growth `f(n)` of a bound (see the module documentation).
 pub fn constants(model: ErrorBound, n: u64) -> (f64, f64) {
@@ -74,14 +73,9 @@ pub fn allowances(model: ErrorBound, module: &HloModule, args: &[Literal]) -> Ve
         return vec![];
     };
     let root = &module.entry_computation().root_instruction().shape;
-    let leaves: Vec<ElementType> = match root {
-        Shape::Array(a) => vec![a.element_type],
-        Shape::Tuple(_) => root.array_leaves().iter().map(|a| a.element_type).collect(),
-        Shape::Token => vec![],
-    };
     scales
         .iter()
-        .zip(leaves)
+        .zip(root.array_leaves().iter().map(|a| a.element_type))
         .map(|(leaf, ty)| leaf.iter().map(|s| allowance(model, ty, s)).collect())
         .collect()
 }

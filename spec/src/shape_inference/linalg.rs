@@ -71,13 +71,9 @@ pub(super) fn fft(r: &Rules) -> Result<Shape, ShapeInferenceError> {
             ty
         }
         "RFFT" => {
-            let out = match ty {
-                ElementType::F32 => ElementType::C64,
-                ElementType::F64 => ElementType::C128,
-                _ => {
-                    return Err(r.type_error(format!("RFFT takes an f32 or f64 operand, got {ty}")))
-                }
-            };
+            let out = super::elementwise::complex_of(ty).ok_or_else(|| {
+                r.type_error(format!("RFFT takes an f32 or f64 operand, got {ty}"))
+            })?;
             expect(&dims, false)?;
             dims[first + last] = half(lengths[last]);
             out

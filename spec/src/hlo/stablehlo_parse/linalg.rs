@@ -76,27 +76,19 @@ fn triangular_solve(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bin
     single(l, s, op, Opcode::TriangularSolve, operands, attrs)
 }
 
-/// `epsilon` as HLO text keeps it: the shortest decimal of its f32 value.
+/// `epsilon` as HLO text keeps it: the shortest decimal of its f32 value. MLIR writes an f32
+/// attribute as a decimal literal, or as a hexadecimal integer holding its bits (`0x7F800000`,
+/// for values without a decimal form).
 fn epsilon(l: &Lowering, op: &Op) -> LResult<String> {
     let at = op.attr_pos("epsilon");
     let value = match op.attr("epsilon") {
-        Some(Attr::Float(text)) => parse_float(text),
-        Some(Attr::Int(v)) => Some(*v as f64),
+        Some(Attr::Float(text)) => text.parse::<f32>().ok(),
+        Some(Attr::Int(bits)) => u32::try_from(*bits).ok().map(f32::from_bits),
         None => return Err(l.err(op.pos, format!("`{}` needs `epsilon`", op.name))),
         Some(_) => None,
     }
-    .ok_or_else(|| l.err(at, "`epsilon` is not a floating-point number"))?;
-    Ok(format!("{}", value as f32))
-}
-
-/// A float literal of MLIR text: decimal, or hexadecimal bits of an f32 (`0x3A83126F`).
-fn parse_float(text: &str) -> Option<f64> {
-    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        return u32::from_str_radix(hex, 16)
-            .ok()
-            .map(|b| f32::from_bits(b) as f64);
-    }
-    text.parse().ok()
+    .ok_or_else(|| l.err(at, "`epsilon` is not an f32 value"))?;
+    Ok(format!("{value}"))
 }
 
 fn batch_norm(
