@@ -253,6 +253,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormTraining,
     Opcode::BatchNormInference,
     Opcode::BatchNormGrad,
+    Opcode::CustomCall,
 ];
 
 impl Backend for Fast {

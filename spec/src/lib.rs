@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod catalog;
+pub mod custom_call;
 pub mod dynamic_dimensions;
 pub mod element_type;
 pub mod hlo;

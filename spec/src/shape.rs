@@ -178,6 +178,19 @@ impl fmt::Display for ArrayShape {
 }
 
 impl Shape {
+    /// True when two shapes have the same structure, element types and dimensions (layouts may
+    /// differ).
+    pub fn compatible(&self, other: &Shape) -> bool {
+        match (self, other) {
+            (Shape::Array(a), Shape::Array(b)) => a.compatible(b),
+            (Shape::Tuple(a), Shape::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible(y))
+            }
+            (Shape::Token, Shape::Token) => true,
+            _ => false,
+        }
+    }
+
     pub fn array(element_type: ElementType, dimensions: Vec<i64>) -> Shape {
         Shape::Array(ArrayShape::new(element_type, dimensions))
     }

@@ -135,7 +135,8 @@ impl<'a> InferenceContext<'a> {
 /// reducer / `scatter` computation checked when the context's `callee` is given); computations and
 /// control flow: `map`, `conditional`, `while`, `sort` (from the context's `called` signatures),
 /// `topk` (`k=`), `opt-barrier`; the numerical family ([`linalg`]): `fft`, `cholesky`,
-/// `triangular-solve`, `batch-norm-training`, `batch-norm-inference`, `batch-norm-grad`.
+/// `triangular-solve`, `batch-norm-training`, `batch-norm-inference`, `batch-norm-grad`; a
+/// `custom-call` to a target of the registry ([`crate::custom_call`]).
 ///
 /// Errors: [`ShapeInferenceError`]; `Unsupported` for other opcodes, `MissingContext` when the
 /// result needs an [`InferenceContext`].
@@ -219,6 +220,7 @@ pub fn infer_shape_in(
         BatchNormTraining => linalg::batch_norm_training(&r),
         BatchNormInference => linalg::batch_norm_inference(&r),
         BatchNormGrad => linalg::batch_norm_grad(&r),
+        CustomCall => linalg::custom_call(&r),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

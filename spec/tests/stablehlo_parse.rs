@@ -629,8 +629,13 @@ const ERRORS: &[(&str, &str, &str)] = &[
     ),
     (
         "func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n  %0 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {backend_config = \"\"} : (tensor<3x3xf32>) -> tensor<3x3xf32>\n  return %0 : tensor<3x3xf32>\n}",
-        "2:30:",
-        "custom call target `lapack_spotrf_ffi` is not in the registry",
+        "2:8:",
+        "`lapack_spotrf_ffi` needs `uplo` in `backend_config`",
+    ),
+    (
+        "func.func @main(%a: tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {\n  %0:2 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {backend_config = \"\"} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>)\n  return %0#0, %0#1 : tensor<3xf32>, tensor<3xf32>\n}",
+        "2:32:",
+        "`lapack_sgeev_ffi` is documented in docs/custom-calls.md but not evaluated",
     ),
     (
         "func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n  %0 = \"stablehlo.custom_call\"(%a) {call_target_name = \"my_kernel\"} : (tensor<3xf32>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}",
@@ -783,6 +788,27 @@ fn jax_dumps_and_corpus_programs_round_trip_through_the_printer() {
 /// HLO modules using every operation of the catalog (and the attribute forms the printer
 /// translates), for the round trip.
 const MODULES: &[(&str, &str)] = &[
+    (
+        "lapack",
+        "HloModule lapack
+ENTRY e {
+  a = f32[2,5,5] parameter(0)
+  b = f32[2,5,3] parameter(1)
+  p = (f32[2,5,5]{1,2,0}, s32[2]{0}) custom-call(a), custom_call_target=\"lapack_spotrf_ffi\", api_version=API_VERSION_TYPED_FFI, frontend_attributes={num_batch_dims=\"1\"}, backend_config={uplo = 76 : ui8}
+  l = f32[2,5,5]{1,2,0} get-tuple-element(p), index=0
+  x = f32[2,5,3]{1,2,0} custom-call(l, b), custom_call_target=\"lapack_strsm_ffi\", api_version=API_VERSION_TYPED_FFI, frontend_attributes={num_batch_dims=\"1\"}, backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}
+  m = f64[6,4] parameter(2)
+  lu = (f64[6,4]{0,1}, s32[4]{0}, s32[]) custom-call(m), custom_call_target=\"lapack_dgetrf_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  qr = (f64[6,4]{0,1}, f64[4]{0}) custom-call(m), custom_call_target=\"lapack_dgeqrf_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  v = f64[6,4]{0,1} get-tuple-element(qr), index=0
+  tau = f64[4]{0} get-tuple-element(qr), index=1
+  q = f64[6,4]{0,1} custom-call(v, tau), custom_call_target=\"lapack_dorgqr_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  s = c64[3,3] parameter(3)
+  e = (c64[3,3]{0,1}, f32[3]{0}, s32[]) custom-call(s), custom_call_target=\"lapack_cheevd_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, uplo = 85 : ui8}
+  svd = (f64[6,4]{0,1}, f64[4]{0}, f64[6,6]{0,1}, f64[4,4]{0,1}, s32[]) custom-call(m), custom_call_target=\"lapack_dgesdd_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 65 : ui8}
+  ROOT t = (f32[2,5,3]{1,2,0}, (f64[6,4]{0,1}, s32[4]{0}, s32[]), f64[6,4]{0,1}, (c64[3,3]{0,1}, f32[3]{0}, s32[]), (f64[6,4]{0,1}, f64[4]{0}, f64[6,6]{0,1}, f64[4,4]{0,1}, s32[])) tuple(x, lu, q, e, svd)
+}",
+    ),
     (
         "linalg",
         "HloModule linalg
@@ -1131,4 +1157,50 @@ fn damaged_programs_give_errors_not_panics() {
             let _ = conformance_spec::hlo::parse_stablehlo(&truncated);
         }
     }
+}
+
+/// Every example module JAX lowers for a LAPACK target (corpus/external/custom_calls) reads into
+/// the IR when the registry evaluates its target, with the options and batch count JAX wrote,
+/// and is refused by name otherwise.
+#[test]
+fn jax_lapack_custom_calls_read_into_the_registry() {
+    use conformance_spec::custom_call::{parse_target, LapackCall};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/external/custom_calls");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 60);
+    let (mut read, mut refused) = (0, 0);
+    for f in &files {
+        let target = f.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(f).unwrap();
+        match (parse_target(&target), parse_stablehlo(&text)) {
+            (Some((routine, ty)), Ok(m)) => {
+                let calls: Vec<LapackCall> = m
+                    .computations
+                    .iter()
+                    .flat_map(|c| &c.instructions)
+                    .filter(|i| i.opcode == Opcode::CustomCall)
+                    .map(|i| LapackCall::from_instruction(i).expect("a registry call"))
+                    .collect();
+                assert_eq!(calls.len(), 1, "{target}");
+                assert_eq!((calls[0].routine, calls[0].element_type), (routine, ty));
+                assert_eq!(calls[0].target(), target);
+                read += 1;
+            }
+            (None, Err(e)) => {
+                assert!(
+                    e.to_string().contains(&format!("`{target}` is documented")),
+                    "{target}: {e}"
+                );
+                refused += 1;
+            }
+            (known, r) => panic!("{target}: known {known:?}, parse {:?}", r.err()),
+        }
+    }
+    // 8 routines (potrf, trsm, getrf, geqrf, orgqr/ungqr, syevd/heevd, gesdd, gesvd) × 4 types.
+    assert_eq!((read, refused), (32, 28));
 }

@@ -7,6 +7,8 @@
 //!   axes through cache-friendly column tiles, lines in parallel on rayon's pool.
 //! - [`cholesky`] and [`triangular_solve`]: `faer`'s blocked, rayon-parallel kernels on row-major
 //!   matrices (f32, f64, c64, c128); batches in parallel when the matrices are small.
+//! - [`lapack`]: `custom-call`s to JAX's LAPACK targets (`lapack_<t><routine>_ffi`,
+//!   `docs/custom-calls.md`): potrf, trsm, getrf, geqrf, orgqr/ungqr, syevd/heevd, gesdd, gesvd.
 //! - [`batch_norm`]: our own kernels (sums in f64 in two passes, rayon-parallel over blocks of
 //!   rows and features) for f32, f64, bf16 and f16.
 //!
@@ -16,6 +18,7 @@
 pub mod batch_norm;
 pub mod cholesky;
 pub mod fft;
+pub mod lapack;
 pub mod triangular_solve;
 
 use crate::buffer::typed;
@@ -36,6 +39,7 @@ pub(crate) fn is_linalg(op: Opcode) -> bool {
             | Opcode::BatchNormTraining
             | Opcode::BatchNormInference
             | Opcode::BatchNormGrad
+            | Opcode::CustomCall
     )
 }
 
@@ -48,6 +52,10 @@ pub(crate) fn evaluate<'a>(
     operands: &[&Value<'a>],
     exec: Exec,
 ) -> Result<Value<'a>, BackendError> {
+    if instr.opcode == Opcode::CustomCall {
+        // An unknown target is refused by name whatever its operands are.
+        lapack::refuse_unknown_target(instr)?;
+    }
     let arrays = operands
         .iter()
         .enumerate()
@@ -60,6 +68,7 @@ pub(crate) fn evaluate<'a>(
         Opcode::BatchNormTraining => batch_norm::training(instr, &arrays, exec),
         Opcode::BatchNormInference => batch_norm::inference(instr, &arrays, exec),
         Opcode::BatchNormGrad => batch_norm::grad(instr, &arrays, exec),
+        Opcode::CustomCall => lapack::custom_call(instr, &arrays, exec),
         op => Err(BackendError::Unsupported(format!(
             "`{op}` is not a linear-algebra operation"
         ))),

@@ -235,7 +235,7 @@ fn inf_norm(x: &[Vec<CRat>]) -> Float {
 /// element's vector is solved with (`op(a)` left, `op(a)ᵀ` right); a batch whose read triangle
 /// holds NaN/±inf or whose `S` is singular is masked (κ = inf), and so is a vector whose
 /// right-hand side holds NaN/±inf.
-fn triangular_solve_scales(p: &triangular_solve::Problem) -> Vec<ErrorScale> {
+pub(crate) fn triangular_solve_scales(p: &triangular_solve::Problem) -> Vec<ErrorScale> {
     let (m, n) = (p.m, p.m as u64);
     let mut out = vec![ErrorScale::masked(n); p.batch * p.m * p.k];
     for t in 0..p.batch {

@@ -92,6 +92,12 @@ impl Problem {
 /// The exact `ℓ·D·ℓᴴ` factorization of a Hermitian matrix, or `None` when it is not positive
 /// definite (a pivot `d_j ≤ 0`).
 pub fn ldl(a: &[Vec<CRat>]) -> Option<Ldl> {
+    ldl_checked(a).ok()
+}
+
+/// [`ldl`], or `Err(j)` with `j` the 0-based index of the first pivot `d_j ≤ 0` (the leading
+/// minor of order `j + 1` is the first that is not positive definite; LAPACK's `info = j + 1`).
+pub(crate) fn ldl_checked(a: &[Vec<CRat>]) -> Result<Ldl, usize> {
     let m = a.len();
     let mut l = vec![vec![CRat::default(); m]; m];
     let mut d: Vec<Rational> = Vec::with_capacity(m);
@@ -101,7 +107,7 @@ pub fn ldl(a: &[Vec<CRat>]) -> Option<Ldl> {
             dj -= l[j][k].norm_sqr() * &d[k];
         }
         if dj <= 0 {
-            return None;
+            return Err(j);
         }
         l[j][j] = CRat::one();
         for i in j + 1..m {
@@ -115,7 +121,7 @@ pub fn ldl(a: &[Vec<CRat>]) -> Option<Ldl> {
         }
         d.push(dj);
     }
-    Some(Ldl { l, d })
+    Ok(Ldl { l, d })
 }
 
 /// `A⁻¹ = ℓ⁻ᴴ·D⁻¹·ℓ⁻¹` from the factorization (exact).
@@ -160,21 +166,37 @@ fn factor_batch(p: &Problem, t: usize) -> Result<Vec<u128>, BackendError> {
     let Some(f) = p.hermitian(t).as_deref().and_then(ldl) else {
         return Ok(vec![nan; m * m]);
     };
+    round_factor(p.fmt, p.complex, p.lower, &f)
+}
+
+/// The factor of `f` rounded once per component into `fmt` (`complex`: c64/c128 bits), in
+/// row-major order (`m·m` values): `L` on and below the diagonal (`lower`) or `U = Lᴴ` on and
+/// above it; the other triangle holds zero bits.
+///
+/// Errors: [`BackendError::Failure`] if Ziv's loop gives up (see
+/// [`exact::round_affine_sqrt`]).
+pub(crate) fn round_factor(
+    fmt: FloatFormat,
+    complex: bool,
+    lower: bool,
+    f: &Ldl,
+) -> Result<Vec<u128>, BackendError> {
+    let m = f.d.len();
     let zero = Rational::new();
     let mut out = vec![0u128; m * m];
     for i in 0..m {
         for j in 0..=i {
             // L_ij = ℓ_ij·√d_j; the upper factor holds conj(L_ij) at (j, i).
             let l = &f.l[i][j];
-            let re = exact::round_affine_sqrt(p.fmt, &l.re, &f.d[j], &zero, false)?;
-            let value = if p.complex {
-                let im = if p.lower { l.im.clone() } else { -l.im.clone() };
-                let im = exact::round_affine_sqrt(p.fmt, &im, &f.d[j], &zero, false)?;
-                complex_bits(p.fmt, re, im)
+            let re = exact::round_affine_sqrt(fmt, &l.re, &f.d[j], &zero, false)?;
+            let value = if complex {
+                let im = if lower { l.im.clone() } else { -l.im.clone() };
+                let im = exact::round_affine_sqrt(fmt, &im, &f.d[j], &zero, false)?;
+                complex_bits(fmt, re, im)
             } else {
                 u128::from(re)
             };
-            let at = if p.lower { i * m + j } else { j * m + i };
+            let at = if lower { i * m + j } else { j * m + i };
             out[at] = value;
         }
     }

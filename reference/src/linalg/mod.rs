@@ -19,6 +19,7 @@ pub mod bounds;
 pub mod cholesky;
 pub mod exact;
 pub mod fft;
+pub mod lapack;
 pub mod triangular_solve;
 
 pub use bounds::{error_scales, ErrorScale};
@@ -39,6 +40,7 @@ pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[
     (Opcode::BatchNormTraining, batch_norm::batch_norm_training),
     (Opcode::BatchNormInference, batch_norm::batch_norm_inference),
     (Opcode::BatchNormGrad, batch_norm::batch_norm_grad),
+    (Opcode::CustomCall, lapack::custom_call),
 ];
 
 pub(crate) fn invalid<T>(msg: impl Into<String>) -> Result<T, BackendError> {

@@ -67,6 +67,39 @@ impl Problem {
         result_dims: Option<&[i64]>,
     ) -> Result<Problem, BackendError> {
         const OP: &str = "triangular-solve";
+        let transpose = match instr.attr_enum("transpose_a") {
+            None | Some("NO_TRANSPOSE") => Transpose::No,
+            Some("TRANSPOSE") => Transpose::Transpose,
+            Some("ADJOINT") => Transpose::Adjoint,
+            Some(other) => return invalid(format!("{OP}: unknown transpose_a `{other}`")),
+        };
+        let flag = |name: &str| instr.attr_bool(name).unwrap_or(false);
+        Problem::from_parts(
+            a,
+            b,
+            flag("left_side"),
+            flag("lower"),
+            flag("unit_diagonal"),
+            transpose,
+            result_dims,
+        )
+    }
+
+    /// [`Problem::new`] from the attributes themselves (LAPACK's `?TRSM` maps onto them: side
+    /// `L` is `left_side`, uplo `L` `lower`, diag `U` `unit_diagonal`, trans_x `N`/`T`/`C`
+    /// `transpose`).
+    ///
+    /// Errors: as [`Problem::new`].
+    pub(crate) fn from_parts(
+        a: &ArrayLiteral,
+        b: &ArrayLiteral,
+        left_side: bool,
+        lower: bool,
+        unit_diagonal: bool,
+        transpose: Transpose,
+        result_dims: Option<&[i64]>,
+    ) -> Result<Problem, BackendError> {
+        const OP: &str = "triangular-solve";
         let (fmt, complex) = element_format(OP, a.element_type(), true)?;
         if b.element_type() != a.element_type() {
             return invalid(format!(
@@ -75,15 +108,6 @@ impl Problem {
                 b.element_type()
             ));
         }
-        let transpose = match instr.attr_enum("transpose_a") {
-            None | Some("NO_TRANSPOSE") => Transpose::No,
-            Some("TRANSPOSE") => Transpose::Transpose,
-            Some("ADJOINT") => Transpose::Adjoint,
-            Some(other) => return invalid(format!("{OP}: unknown transpose_a `{other}`")),
-        };
-        let flag = |name: &str| instr.attr_bool(name).unwrap_or(false);
-        let (left_side, lower, unit_diagonal) =
-            (flag("left_side"), flag("lower"), flag("unit_diagonal"));
         let (ad, bd) = (a.dimensions(), b.dimensions());
         let r = ad.len();
         if r < 2 || bd.len() != r {
@@ -236,6 +260,12 @@ pub(crate) fn triangular_solve(
         ));
     }
     let p = Problem::new(instr, a, b, Some(&shape.dimensions))?;
+    Ok(Literal::Array(array_from_row_major(shape, &solve_bits(&p))))
+}
+
+/// The solution of every system of `p`, rounded once per component, in the logical row-major
+/// order of `b` (NaN for the implementation-defined elements, see the module documentation).
+pub(crate) fn solve_bits(p: &Problem) -> Vec<u128> {
     let mut bits = vec![exact::nan_element(p.fmt, p.complex); p.b.len()];
     let systems: Vec<Option<(Vec<Vec<CRat>>, bool)>> =
         (0..p.batch).into_par_iter().map(|t| p.system(t)).collect();
@@ -267,7 +297,7 @@ pub(crate) fn triangular_solve(
             bits[o] = value;
         }
     }
-    Ok(Literal::Array(array_from_row_major(shape, &bits)))
+    bits
 }
 
 #[cfg(test)]

@@ -216,6 +216,9 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
     // Fixed attributes of the entry must be those of the root.
     for (name, value) in &op.attributes {
         let got = match root.attribute(name) {
+            None if name == crate::custom_call::ROUTINE_ATTRIBUTE => {
+                super::loader::attribute_text(&root.attributes, name)
+            }
             Some(AttrValue::Int(v)) => Some(v.to_string()),
             Some(AttrValue::Enum(s)) | Some(AttrValue::Raw(s)) => Some(s.clone()),
             Some(other) => Some(format!("{other:?}")),

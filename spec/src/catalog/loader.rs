@@ -34,6 +34,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ),
     ("chlo.yaml", include_str!("../../ops/chlo.yaml")),
     ("linalg.yaml", include_str!("../../ops/linalg.yaml")),
+    ("lapack.yaml", include_str!("../../ops/lapack.yaml")),
 ];
 
 /// A 1-based place in a catalog file.
@@ -218,6 +219,9 @@ impl Catalog {
         self.ops.iter().find(|op| {
             op.opcode == opcode
                 && op.attributes.iter().all(|(k, v)| {
+                    if k == crate::custom_call::ROUTINE_ATTRIBUTE {
+                        return attribute_text(attributes, k).as_deref() == Some(v.as_str());
+                    }
                     attributes
                         .iter()
                         .any(|a| &a.name == k && a.value.to_string() == *v)
@@ -303,7 +307,18 @@ impl Catalog {
 }
 
 /// An attribute's value as HLO text writes it (integers, enumerators, raw text).
-fn attribute_text(attributes: &[Attribute], name: &str) -> Option<String> {
+pub(crate) fn attribute_text(attributes: &[Attribute], name: &str) -> Option<String> {
+    if name == crate::custom_call::ROUTINE_ATTRIBUTE {
+        // Derived from the target: `lapack_dgetrf_ffi` has `lapack_routine=getrf`.
+        return match &attributes
+            .iter()
+            .find(|a| a.name == "custom_call_target")?
+            .value
+        {
+            AttrValue::Str(t) => crate::custom_call::parse_target(t).map(|(r, _)| r.name().into()),
+            _ => None,
+        };
+    }
     let a = attributes.iter().find(|a| a.name == name)?;
     Some(match &a.value {
         AttrValue::Int(v) => v.to_string(),

@@ -174,6 +174,10 @@ pub enum Signature {
     BatchNormInference,
     /// `batch-norm-grad(operand, scale, mean, variance, grad_output), epsilon, feature_index`.
     BatchNormGrad,
+    /// `custom-call(operands...), custom_call_target, backend_config`: a call to a target of the
+    /// registry (`conformance_spec::custom_call`); the entry's element type is that of the
+    /// first operand.
+    CustomCall,
 }
 
 impl Signature {
@@ -371,6 +375,11 @@ pub enum ErrorBound {
     /// gradient's sums) with the error of recursive summation (Higham §4.2), propagated to the
     /// outputs to first order, plus the element-wise roundings.
     BatchNorm,
+    /// LAPACK custom calls (docs/custom-calls.md): each routine's bound from its backward error
+    /// and perturbation theory, computed whole by the reference per element (the growth factor
+    /// `c·f(dimensions)` in `n`, the condition number, the scale; `conformance_reference::
+    /// linalg::lapack`), compared in the backend's gauge where the decomposition is not unique.
+    Lapack,
 }
 
 /// A rule for operations whose semantics accept several results that differ in the order of

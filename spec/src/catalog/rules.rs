@@ -67,6 +67,15 @@ fn linalg_rules(opcode: Opcode) -> Option<OpcodeRules> {
         BatchNormTraining => rules(&[S::BatchNormTraining], SAME, BATCH_NORM),
         BatchNormInference => rules(&[S::BatchNormInference], SAME, BATCH_NORM),
         BatchNormGrad => rules(&[S::BatchNormGrad], SAME, BATCH_NORM),
+        CustomCall => rules(
+            &[S::CustomCall],
+            SAME,
+            &[
+                crate::custom_call::ROUTINE_ATTRIBUTE,
+                "custom_call_target",
+                "backend_config",
+            ],
+        ),
         _ => return None,
     })
 }
@@ -387,6 +396,7 @@ mod tests {
             BatchNormTraining,
             BatchNormInference,
             BatchNormGrad,
+            CustomCall,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");

@@ -294,3 +294,28 @@ pub(super) fn batch_norm_grad(r: &Rules) -> Result<Shape, ShapeInferenceError> {
         vector,
     ]))
 }
+
+/// `custom-call(operands...), custom_call_target, backend_config` to a target of the registry
+/// (`crate::custom_call`, docs/custom-calls.md): the shape LAPACK's interface gives. Errors:
+/// `Unsupported` for a target outside the registry; malformed options (attribute error),
+/// operands that do not fit the routine.
+pub(super) fn custom_call(r: &Rules) -> Result<Shape, ShapeInferenceError> {
+    let known = r.attributes.iter().any(|a| {
+        a.name == "custom_call_target"
+            && matches!(&a.value, crate::hlo::ir::AttrValue::Str(t) if crate::custom_call::parse_target(t).is_some())
+    });
+    if !known {
+        // What an unknown target returns is its own: not inferred (front ends name the target).
+        return Err(ShapeInferenceError::Unsupported(r.opcode));
+    }
+    let call = crate::custom_call::LapackCall::from_attributes(r.attributes)
+        .map_err(|e| r.attr_error(e))?;
+    let mut arrays = Vec::with_capacity(r.operands.len());
+    for (i, s) in r.operands.iter().enumerate() {
+        match s.as_array() {
+            Some(a) => arrays.push(a),
+            None => return Err(r.operand_error(format!("operand {i} must be an array, got `{s}`"))),
+        }
+    }
+    call.result_shape(&arrays).map_err(|e| r.operand_error(e))
+}

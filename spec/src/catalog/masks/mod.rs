@@ -62,6 +62,11 @@ pub const CHOLESKY_NOT_POSITIVE_DEFINITE: &str = "cholesky-not-positive-definite
 pub const TRIANGULAR_SOLVE_SINGULAR: &str = "triangular-solve-singular";
 /// Batch-norm outputs of a feature with an infinity or a non-positive `variance + epsilon`.
 pub const BATCH_NORM_NON_FINITE_FEATURE: &str = "batch-norm-non-finite-feature";
+/// LAPACK custom-call results of a batch element whose input holds a NaN or an infinity.
+pub const LAPACK_NON_FINITE: &str = "lapack-non-finite";
+/// LAPACK custom-call results left to the routine: a failed factorization's partial factor
+/// (potrf `info > 0`), scratch (gesdd/gesvd's `a_out`), vectors not asked for (`mode = N`).
+pub const LAPACK_UNDEFINED_RESULT: &str = "lapack-undefined-result";
 
 /// The masks the exact reference decides per block ([`FFT_NON_FINITE_BLOCK`], ...);
 /// [`mask_applies`] is false for them.
@@ -71,6 +76,8 @@ pub const BLOCK_MASKS: &[&str] = &[
     CHOLESKY_NOT_POSITIVE_DEFINITE,
     TRIANGULAR_SOLVE_SINGULAR,
     BATCH_NORM_NON_FINITE_FEATURE,
+    LAPACK_NON_FINITE,
+    LAPACK_UNDEFINED_RESULT,
 ];
 
 /// Every mask, with its documentation.
@@ -241,6 +248,24 @@ pub const MASK_INFO: &[MaskInfo] = &[
                  ways",
     },
     MaskInfo {
+        name: LAPACK_NON_FINITE,
+        opcodes: &[Opcode::CustomCall],
+        description: "every result of a LAPACK custom call's batch element whose input holds a \
+                      NaN or an infinity",
+        source: "LAPACK documents no behaviour for non-finite input (docs/custom-calls.md); \
+                 blocked algorithms propagate NaN into different elements",
+    },
+    MaskInfo {
+        name: LAPACK_UNDEFINED_RESULT,
+        opcodes: &[Opcode::CustomCall],
+        description: "results LAPACK leaves undefined: the partial factor of a failed potrf \
+                      (info > 0), gesdd/gesvd's overwritten input (a_out), u/vt or v with \
+                      mode = N",
+        source: "LAPACK's documentation of ?POTRF (INFO > 0: the factorization could not be \
+                 completed), ?GESDD/?GESVD (A is destroyed on exit; JOBZ = 'N': U, VT not \
+                 referenced), ?SYEVD (JOBZ = 'N': A is destroyed)",
+    },
+    MaskInfo {
         name: COMPLEX_DIVISION_BY_ZERO,
         opcodes: &[Opcode::Divide],
         description: "complex divide whose divisor is 0 + 0i (either zero sign)",
@@ -272,6 +297,8 @@ pub const MASKS: &[&str] = &[
     CHOLESKY_NOT_POSITIVE_DEFINITE,
     TRIANGULAR_SOLVE_SINGULAR,
     BATCH_NORM_NON_FINITE_FEATURE,
+    LAPACK_NON_FINITE,
+    LAPACK_UNDEFINED_RESULT,
     COMPLEX_DIVISION_BY_ZERO,
     COMPLEX_POWER_ZERO_BASE,
 ];

@@ -101,8 +101,71 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
                 &[],
             )
         }
+        Opcode::CustomCall => custom_call(e, at, &operands),
         other => Err(at.error(format!("`{other}` is not in the numerical family"))),
     }
+}
+
+/// `custom-call(...), custom_call_target="lapack_..._ffi"` → `stablehlo.custom_call` as XLA
+/// reads a typed-FFI call (docs/custom-calls.md, "Common form"): `call_target_name`,
+/// `api_version = 4` (typed FFI), the options as the `backend_config` dictionary,
+/// `mhlo.frontend_attributes = {num_batch_dims = "N"}`, and LAPACK's column-major
+/// `operand_layouts`/`result_layouts` (matrices `[r−2, r−1, r−3, …, 0]`, other arrays
+/// descending): the layouts tell XLA how the kernel reads its buffers, whatever the HLO's
+/// layouts (the semantics are on logical indices). Errors: a target outside the registry (named),
+/// malformed options.
+fn custom_call(e: &mut Emitter, at: At, operands: &[&super::Leaf]) -> R<Value> {
+    let instr = at.instr;
+    let call = crate::custom_call::LapackCall::from_instruction(instr).map_err(|m| at.error(m))?;
+    let layout = |shape: &crate::shape::ArrayShape| {
+        let rank = shape.dimensions.len();
+        let mut order: Vec<i64> = Vec::with_capacity(rank);
+        if rank == call.num_batch_dims + 2 {
+            order.extend([rank as i64 - 2, rank as i64 - 1]);
+            order.extend((0..rank as i64 - 2).rev());
+        } else {
+            order.extend((0..rank as i64).rev());
+        }
+        if order.is_empty() {
+            "dense<> : tensor<0xindex>".to_string()
+        } else {
+            let items: Vec<String> = order.iter().map(i64::to_string).collect();
+            format!("dense<[{}]> : tensor<{rank}xindex>", items.join(", "))
+        }
+    };
+    let operand_shapes: Vec<String> = instr
+        .operands
+        .iter()
+        .map(|&o| {
+            at.comp
+                .instructions
+                .get(o)
+                .and_then(|i| i.shape.as_array())
+                .map(layout)
+                .ok_or_else(|| at.error("a custom call's operands must be arrays"))
+        })
+        .collect::<R<_>>()?;
+    let result_shapes: Vec<String> = instr.shape.array_leaves().into_iter().map(layout).collect();
+    e.op_shaped(
+        instr,
+        "stablehlo.custom_call",
+        operands,
+        &[
+            ("api_version", "4 : i32".into()),
+            ("backend_config", call.backend_config()),
+            ("call_target_name", format!("\"{}\"", call.target())),
+            (
+                "mhlo.frontend_attributes",
+                format!("{{num_batch_dims = \"{}\"}}", call.num_batch_dims),
+            ),
+            (
+                "operand_layouts",
+                format!("[{}]", operand_shapes.join(", ")),
+            ),
+            ("result_layouts", format!("[{}]", result_shapes.join(", "))),
+        ],
+        &[],
+    )
 }
 
 #[cfg(test)]

@@ -424,6 +424,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | BatchNormTraining
                 | BatchNormInference
                 | BatchNormGrad
+                | CustomCall
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -445,7 +446,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 regions::emit(self, at, ops)
             }
             Fft | Cholesky | TriangularSolve | BatchNormTraining | BatchNormInference
-            | BatchNormGrad => linalg::emit(self, at, ops),
+            | BatchNormGrad | CustomCall => linalg::emit(self, at, ops),
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -685,6 +686,14 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         Cholesky => &["lower"],
         TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
         BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],
+        // Layouts and aliasing are the target's own (docs/custom-calls.md): the printer writes
+        // LAPACK's; aliasing does not change values.
+        CustomCall => &[
+            "custom_call_target",
+            "api_version",
+            "operand_layout_constraints",
+            "output_to_operand_aliasing",
+        ],
         _ => &[],
     }
 }

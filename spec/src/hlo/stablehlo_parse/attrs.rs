@@ -201,6 +201,9 @@ fn tensor_body(c: &mut Cursor, start: usize) -> PResult<ArrayShape> {
     }
     let et_at = c.peek()?.start;
     let et = match parse_type(c)? {
+        // `index` appears only in attributes (a custom call's `operand_layouts =
+        // [dense<[0, 1]> : tensor<2xindex>]`): its values are 64-bit integers.
+        Type::Other(name) if name == "index" => ElementType::S64,
         Type::Other(name) => element_type(&name).ok_or_else(|| {
             c.error_at(
                 et_at,

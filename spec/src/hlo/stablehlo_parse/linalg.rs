@@ -19,6 +19,7 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> Option<LResult<
         "stablehlo.batch_norm_training" => batch_norm(l, s, op, Opcode::BatchNormTraining, 3, 3),
         "stablehlo.batch_norm_inference" => batch_norm(l, s, op, Opcode::BatchNormInference, 5, 1),
         "stablehlo.batch_norm_grad" => batch_norm(l, s, op, Opcode::BatchNormGrad, 5, 3),
+        "stablehlo.custom_call" => custom_call(l, s, op),
         _ => return None,
     })
 }
@@ -89,6 +90,120 @@ fn epsilon(l: &Lowering, op: &Op) -> LResult<String> {
     }
     .ok_or_else(|| l.err(at, "`epsilon` is not an f32 value"))?;
     Ok(format!("{value}"))
+}
+
+/// `stablehlo.custom_call` to a target of the registry (`crate::custom_call`,
+/// docs/custom-calls.md), in JAX's form (`backend_config = ""` plus the dictionary
+/// `mhlo.backend_config`) or the typed-FFI form (`api_version = 4`, `backend_config` the
+/// dictionary): a `custom-call` with `custom_call_target`, the options as HLO's
+/// `backend_config={...}` and `num_batch_dims` in `frontend_attributes`. The layouts and
+/// aliases are the target's own (LAPACK's column-major buffers, in place), not values: they are
+/// not kept. Errors: a target outside the registry (named, at `call_target_name`), malformed
+/// options, results that do not fit the routine.
+fn custom_call(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Binding>> {
+    use crate::custom_call::{parse_target, unknown_target_message, LapackCall};
+    let at = op.attr_pos("call_target_name");
+    let target = match op.attr("call_target_name") {
+        Some(Attr::Symbol(t) | Attr::Str(t)) => t.clone(),
+        _ => return Err(l.err(op.pos, "`stablehlo.custom_call` needs `call_target_name`")),
+    };
+    if parse_target(&target).is_none() {
+        return Err(l.err(at, unknown_target_message(&target)));
+    }
+    l.check_attributes(
+        op,
+        &[
+            "call_target_name",
+            "api_version",
+            "backend_config",
+            "operand_layouts",
+            "result_layouts",
+            "output_operand_aliases",
+            "has_side_effect",
+        ],
+    )?;
+    if matches!(op.attr("has_side_effect"), Some(Attr::Bool(true))) {
+        return Err(l.err(
+            op.attr_pos("has_side_effect"),
+            format!("`{target}` has no side effect; `has_side_effect = true` is not its call"),
+        ));
+    }
+    let options = match (op.attr("mhlo.backend_config"), op.attr("backend_config")) {
+        (Some(Attr::Dict(d)), _) | (None, Some(Attr::Dict(d))) => d.as_slice(),
+        _ => &[],
+    };
+    let mut items = Vec::with_capacity(options.len());
+    for (k, v) in options {
+        match v {
+            Attr::Int(code) => items.push(format!("{k} = {code} : ui8")),
+            _ => {
+                return Err(l.err(
+                    op.attr_pos("mhlo.backend_config"),
+                    format!(
+                    "`{target}`: option `{k}` must be an integer (a LAPACK option letter as ui8)"
+                ),
+                ))
+            }
+        }
+    }
+    let batch = match op.attr("mhlo.frontend_attributes") {
+        Some(Attr::Dict(d)) => d.iter().find_map(|(k, v)| match (k.as_str(), v) {
+            ("num_batch_dims", Attr::Str(n)) => Some(n.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+    .unwrap_or_else(|| "0".into());
+    let operands = s_operands(l, s, op)?;
+    let attrs = vec![
+        attr("custom_call_target", AttrValue::Str(target.clone())),
+        attr(
+            "api_version",
+            AttrValue::Raw("API_VERSION_TYPED_FFI".into()),
+        ),
+        attr(
+            "frontend_attributes",
+            AttrValue::Raw(format!("{{num_batch_dims=\"{batch}\"}}")),
+        ),
+        attr(
+            "backend_config",
+            AttrValue::Raw(format!("{{{}}}", items.join(", "))),
+        ),
+    ];
+    let probe = crate::hlo::ir::HloInstruction {
+        name: String::new(),
+        opcode: Opcode::CustomCall,
+        shape: Shape::Tuple(vec![]),
+        operands: vec![],
+        parameter_number: None,
+        literal: None,
+        attributes: attrs.clone(),
+    };
+    LapackCall::from_instruction(&probe).map_err(|m| l.err(op.pos, m))?;
+    let results = op.result_types.len();
+    if results == 1 {
+        return single(l, s, op, Opcode::CustomCall, operands, attrs);
+    }
+    let mut leaves = Vec::with_capacity(results);
+    for k in 0..results {
+        leaves.push(l.result_shape(op, k)?);
+    }
+    let base = base_name(op);
+    let i = l.add(
+        s,
+        Opcode::CustomCall,
+        Shape::Tuple(leaves),
+        operands,
+        attrs,
+        &base,
+        op.pos,
+    )?;
+    Ok(elements(i, results, &base))
+}
+
+/// Every operand of `op`, resolved.
+fn s_operands(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<usize>> {
+    operands_n(l, s, op, op.operands.len())
 }
 
 fn batch_norm(

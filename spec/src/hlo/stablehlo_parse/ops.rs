@@ -122,20 +122,6 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bin
     }
     match op.name.as_str() {
         "stablehlo.compare" => compare(l, s, op),
-        "stablehlo.custom_call" => {
-            // What a custom call computes is its target's (docs/custom-calls.md).
-            let at = op.attr_pos("call_target_name");
-            let target = match op.attr("call_target_name") {
-                Some(Attr::Symbol(t) | Attr::Str(t)) => t.clone(),
-                _ => return Err(l.err(op.pos, "`stablehlo.custom_call` needs `call_target_name`")),
-            };
-            Err(l.err(
-                at,
-                format!(
-                    "custom call target `{target}` is not in the registry of known targets (docs/custom-calls.md)"
-                ),
-            ))
-        }
         "chlo.square" => {
             // x² rounded once is the product x·x rounded once (XLA legalizes it so); complex
             // squares are computed by another formula, which has no single HLO opcode.
@@ -734,6 +720,9 @@ pub(crate) fn field_int(
 ) -> LResult<i64> {
     match fields.iter().find(|(k, _)| k == name) {
         Some((_, Attr::Int(v))) => i64::try_from(*v).map_err(|_| l.err(at, "out of range")),
+        // MLIR leaves out a zero `index_vector_dim` of `#stablehlo.gather<...>` /
+        // `#stablehlo.scatter<...>` (JAX's LU pivots-to-permutation loop prints it so).
+        None if name == "index_vector_dim" => Ok(0),
         _ => Err(l.err(at, format!("missing integer field `{name}`"))),
     }
 }
