@@ -9,7 +9,9 @@
 //! `topk_f32_1024x1024_k8` and `while_1000_small_body`, and the numerical family's (issue 17):
 //! `fft_c64_1M`, `rfft_f32_1024x1024`, `cholesky_f32_1024` (a diagonally dominant, hence
 //! positive-definite, matrix), `trsm_f32_1024x1024` (a diagonally dominant lower triangle) and
-//! `batch_norm_training_f32_8x64x56x56`. Each is run once to warm up (XLA compiles then; compiled programs are
+//! `batch_norm_training_f32_8x64x56x56`, and two LAPACK custom calls as JAX emits them
+//! (column-major, docs/custom-calls.md): `lapack_getrf_f32_512` (`jnp.linalg.solve`'s LU) and
+//! `lapack_syevd_f32_256` (`jnp.linalg.eigh`). Each is run once to warm up (XLA compiles then; compiled programs are
 //! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
 //! median is reported.
 //!
@@ -56,6 +58,8 @@ pub const CASES: &[&str] = &[
     "cholesky_f32_1024",
     "trsm_f32_1024x1024",
     "batch_norm_training_f32_8x64x56x56",
+    "lapack_getrf_f32_512",
+    "lapack_syevd_f32_256",
 ];
 
 /// The comparator `jnp.sort` / `jnp.argsort` emit for f32 keys (NaN → +NaN, −0 → +0, then LT in
@@ -241,6 +245,18 @@ pub fn bench_case(name: &str) -> Option<BenchCase> {
             "HloModule t\nENTRY e {\n  a = f32[1024,1024] parameter(0)\n  b = f32[1024,1024] parameter(1)\n  ROOT x = f32[1024,1024] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE\n}\n",
             &[(-1.0, 1.0), (-1.0, 1.0)],
             "n²·k flops, n = k = 1024".into(),
+        ),
+        "lapack_getrf_f32_512" => case(
+            "lapack_getrf_f32_512",
+            "HloModule g\nENTRY e {\n  a = f32[512,512]{0,1} parameter(0)\n  ROOT r = (f32[512,512]{0,1}, s32[512]{0}, s32[]) custom-call(a), custom_call_target=\"lapack_sgetrf_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={}\n}\n",
+            &[(-1.0, 1.0)],
+            "2n³/3 flops, n = 512".into(),
+        ),
+        "lapack_syevd_f32_256" => case(
+            "lapack_syevd_f32_256",
+            "HloModule s\nENTRY e {\n  a = f32[256,256]{0,1} parameter(0)\n  ROOT r = (f32[256,256]{0,1}, f32[256]{0}, s32[]) custom-call(a), custom_call_target=\"lapack_ssyevd_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, uplo = 76 : ui8}\n}\n",
+            &[(-1.0, 1.0)],
+            "eigenvalues and vectors, n = 256".into(),
         ),
         "batch_norm_training_f32_8x64x56x56" => case(
             "batch_norm_training_f32_8x64x56x56",

@@ -39,6 +39,13 @@ import jaxlib  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)  # keep f64/s64/u64/c128 inputs as they are
 from jax._src.lib import xla_client  # noqa: E402
+from jaxlib import lapack as _jaxlib_lapack  # noqa: E402
+
+# jaxlib's LAPACK kernels (the `lapack_*_ffi` custom-call targets, docs/custom-calls.md) resolve
+# their LAPACK entry points lazily, when JAX first lowers a linear-algebra primitive. A module
+# that arrives as text skips that lowering, so the entry points are resolved here; without it,
+# running such a call dereferences a null function pointer (a segfault, not an error).
+_jaxlib_lapack.prepare_lapack_call("potrf", np.float32)
 
 PROTOCOL = 1
 MESSAGE_LIMIT = 2000  # characters of a compiler message kept in an error reply

@@ -40,6 +40,7 @@ pub fn is_linalg(signature: Signature) -> bool {
             | Signature::BatchNormTraining
             | Signature::BatchNormInference
             | Signature::BatchNormGrad
+            | Signature::CustomCall
     )
 }
 
@@ -64,6 +65,14 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
         Signature::BatchNormTraining | Signature::BatchNormInference | Signature::BatchNormGrad => {
             batch_norm(&mut g, ty, spec.op.signature)?
         }
+        Signature::CustomCall => {
+            let routine = spec
+                .op
+                .attributes
+                .get(conformance_spec::custom_call::ROUTINE_ATTRIBUTE)
+                .ok_or("a custom-call entry fixes lapack_routine")?;
+            super::lapack::build(&mut g, ty, routine)?
+        }
         other => {
             return Err(format!(
                 "{other:?} is not a signature of the numerical family"
@@ -75,17 +84,17 @@ pub fn build(rng: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
 
 /// Draws values of one case: a scale for the whole case, mostly moderate values around it,
 /// small integers, and (rarely, when the sweep enables them) specials from the value classes.
-struct Values {
-    format: FloatFormat,
-    complex: bool,
+pub(super) struct Values {
+    pub(super) format: FloatFormat,
+    pub(super) complex: bool,
     /// log₂ of the case's magnitude.
-    exponent: i32,
+    pub(super) exponent: i32,
     /// Probability of a non-finite element per case that has any.
     special: bool,
 }
 
 impl Values {
-    fn new(g: &mut Gen, ty: ElementType) -> Result<Values, String> {
+    pub(super) fn new(g: &mut Gen, ty: ElementType) -> Result<Values, String> {
         let format = ty.float_format().ok_or("a floating-point type")?;
         let specials = g.spec.values.contains(&ValueClass::Special);
         Ok(Values {
@@ -102,7 +111,7 @@ impl Values {
 
     /// One real value: uniform in [-1, 1)·2^exponent, a small integer or half, or a value
     /// scaled far from the case's magnitude.
-    fn real(&self, rng: &mut Rng) -> f64 {
+    pub(super) fn real(&self, rng: &mut Rng) -> f64 {
         let scale = 2f64.powi(self.exponent);
         match rng.below(10) {
             0 | 1 => (rng.range_i64(-8, 8) as f64) / 2.0 * scale,
@@ -112,7 +121,7 @@ impl Values {
     }
 
     /// The bits of `re + i·im` (the imaginary part ignored for real types), rounded to nearest.
-    fn bits(&self, re: f64, im: f64) -> u128 {
+    pub(super) fn bits(&self, re: f64, im: f64) -> u128 {
         if self.complex {
             complex_bits(self.format, self.format.encode(re), self.format.encode(im))
         } else {
@@ -120,21 +129,21 @@ impl Values {
         }
     }
 
-    fn element(&self, rng: &mut Rng) -> u128 {
+    pub(super) fn element(&self, rng: &mut Rng) -> u128 {
         let re = self.real(rng);
         let im = if self.complex { self.real(rng) } else { 0.0 };
         self.bits(re, im)
     }
 
     /// `count` random elements, one of them NaN or ±inf in a case that has specials.
-    fn elements(&self, rng: &mut Rng, count: usize) -> Vec<u128> {
+    pub(super) fn elements(&self, rng: &mut Rng, count: usize) -> Vec<u128> {
         let mut out: Vec<u128> = (0..count).map(|_| self.element(rng)).collect();
         self.spoil(rng, &mut out);
         out
     }
 
     /// Puts one NaN or infinity into `bits` when this case has specials.
-    fn spoil(&self, rng: &mut Rng, bits: &mut [u128]) {
+    pub(super) fn spoil(&self, rng: &mut Rng, bits: &mut [u128]) {
         if !self.special || bits.is_empty() {
             return;
         }
@@ -145,7 +154,7 @@ impl Values {
 }
 
 /// Batch dimensions: none, or 1 to 2 of sizes 0 to 3 (0 rarely).
-fn batch_dims(g: &mut Gen) -> Vec<i64> {
+pub(super) fn batch_dims(g: &mut Gen) -> Vec<i64> {
     let rank = *g.rng.pick(&[0usize, 0, 1, 1, 2]);
     (0..rank)
         .map(|_| {
@@ -222,10 +231,10 @@ fn fft(g: &mut Gen, ty: ElementType, kind: &str) -> Result<usize, String> {
 }
 
 /// Matrix orders the generator uses (the reference solves exactly in rationals).
-const ORDERS: &[i64] = &[0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 8, 12, 16];
+pub(super) const ORDERS: &[i64] = &[0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 8, 12, 16];
 
 /// A random complex (or real) matrix `m×m` as `(re, im)` pairs, row-major.
-fn random_matrix(g: &mut Gen, v: &Values, m: usize) -> Vec<(f64, f64)> {
+pub(super) fn random_matrix(g: &mut Gen, v: &Values, m: usize) -> Vec<(f64, f64)> {
     (0..m * m)
         .map(|_| {
             let re = v.real(g.rng);
@@ -236,7 +245,7 @@ fn random_matrix(g: &mut Gen, v: &Values, m: usize) -> Vec<(f64, f64)> {
 }
 
 /// A random unitary (orthogonal) matrix: a Householder reflection `I − 2wwᴴ/‖w‖²`.
-fn householder(g: &mut Gen, complex: bool, m: usize) -> Vec<(f64, f64)> {
+pub(super) fn householder(g: &mut Gen, complex: bool, m: usize) -> Vec<(f64, f64)> {
     let w: Vec<(f64, f64)> = (0..m)
         .map(|_| {
             (
@@ -269,7 +278,7 @@ fn householder(g: &mut Gen, complex: bool, m: usize) -> Vec<(f64, f64)> {
 }
 
 /// `x·yᴴ`-style product `Σ_k a[i,k]·conj(b[j,k])` of two `m×m` matrices.
-fn times_adjoint(a: &[(f64, f64)], b: &[(f64, f64)], m: usize) -> Vec<(f64, f64)> {
+pub(super) fn times_adjoint(a: &[(f64, f64)], b: &[(f64, f64)], m: usize) -> Vec<(f64, f64)> {
     let mut out = vec![(0.0, 0.0); m * m];
     for i in 0..m {
         for j in 0..m {

@@ -8,6 +8,7 @@ pub mod contraction;
 pub mod control_flow;
 pub mod elementwise;
 pub mod graph;
+mod lapack;
 pub mod linalg;
 pub mod movement;
 pub mod rng;

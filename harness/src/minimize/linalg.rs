@@ -13,6 +13,8 @@
 //!   on the innermost axis, the half-spectrum `n/2 + 1` follows): 1, 2, `n/2` or `n − 1`;
 //! - batch norm's feature count: one feature, or the first half.
 //!
+//! - LAPACK custom calls: batch dimensions and leading blocks ([`lapack_candidates`]).
+//!
 //! Other dimensions (triangular-solve's right-hand sides, batch norm's reduced dimensions, fft's
 //! batch) are cut by the generic step.
 
@@ -31,6 +33,7 @@ pub(super) fn is_linalg(opcode: Opcode) -> bool {
             | Opcode::BatchNormTraining
             | Opcode::BatchNormInference
             | Opcode::BatchNormGrad
+            | Opcode::CustomCall
     )
 }
 
@@ -118,6 +121,7 @@ pub(super) fn candidates(
                 out.push((root.clone(), cut));
             }
         }
+        Opcode::CustomCall => lapack_candidates(root, &arrays, &mut out),
         _ => {}
     }
     out.into_iter()
@@ -137,6 +141,71 @@ pub(super) fn candidates(
             changed.then(|| (r, cut.into_iter().map(Literal::Array).collect()))
         })
         .collect()
+}
+
+/// A LAPACK custom call (docs/custom-calls.md): each batch dimension (shared by every operand)
+/// cut to one index or its first half; the matrix cut to a leading block — a principal
+/// submatrix for the square routines (potrf, syevd; trsm's `a` with `b`'s matching dimension),
+/// leading rows or columns for getrf, geqrf, gesdd, gesvd, and for orgqr fewer reflectors (`tau`)
+/// or fewer rows or columns of `a` that keep `k ≤ n ≤ m`.
+fn lapack_candidates(
+    root: &HloInstruction,
+    arrays: &[&ArrayLiteral],
+    out: &mut Vec<(HloInstruction, Vec<ArrayLiteral>)>,
+) {
+    use conformance_spec::custom_call::{LapackCall, Routine};
+    let (Ok(call), Some(a)) = (LapackCall::from_instruction(root), arrays.first()) else {
+        return;
+    };
+    let nb = call.num_batch_dims;
+    if a.shape().rank() != nb + 2 {
+        return;
+    }
+    for d in 0..nb {
+        for (start, len) in halves(a.dimensions()[d]) {
+            let cut = arrays.iter().map(|x| cut_dim(x, d, start, len)).collect();
+            out.push((root.clone(), cut));
+        }
+    }
+    let (m, n) = (a.dimensions()[nb], a.dimensions()[nb + 1]);
+    match call.routine {
+        Routine::Potrf | Routine::Syevd | Routine::Trsm => {
+            for order in orders(m) {
+                let mut cut = vec![cut_dim(&cut_dim(a, nb, 0, order), nb + 1, 0, order)];
+                if let Some(b) = arrays.get(1) {
+                    let d = if call.left_side { nb } else { nb + 1 };
+                    cut.push(cut_dim(b, d, 0, order));
+                }
+                out.push((root.clone(), cut));
+            }
+        }
+        Routine::Getrf | Routine::Geqrf | Routine::Gesdd | Routine::Gesvd => {
+            for rows in orders(m) {
+                out.push((root.clone(), vec![cut_dim(a, nb, 0, rows)]));
+            }
+            for cols in orders(n) {
+                out.push((root.clone(), vec![cut_dim(a, nb + 1, 0, cols)]));
+            }
+        }
+        Routine::Orgqr => {
+            let Some(tau) = arrays.get(1) else {
+                return;
+            };
+            let k = tau.dimensions()[nb];
+            for fewer in orders(k) {
+                out.push((root.clone(), vec![(*a).clone(), cut_dim(tau, nb, 0, fewer)]));
+            }
+            for cols in orders(n).into_iter().filter(|&c| c >= k) {
+                out.push((
+                    root.clone(),
+                    vec![cut_dim(a, nb + 1, 0, cols), (*tau).clone()],
+                ));
+            }
+            for rows in orders(m).into_iter().filter(|&r| r >= n) {
+                out.push((root.clone(), vec![cut_dim(a, nb, 0, rows), (*tau).clone()]));
+            }
+        }
+    }
 }
 
 /// Windows `(start, len)` to try on a dimension of `size`: one element at either end, the
@@ -257,5 +326,42 @@ mod tests {
                 && ops[1].as_array().unwrap().dimensions() == [1]
                 && r.shape.to_string() == "(f32[2,1]{1,0}, f32[1]{0}, f32[1]{0})"
         }));
+    }
+
+    #[test]
+    fn lapack_calls_shrink_batches_and_leading_blocks_consistently() {
+        let (root, args) = root_and_args(
+            "HloModule t\nENTRY e {\n  a = f32[2,3,3] parameter(0)\n  b = f32[2,3,2] parameter(1)\n  ROOT x = f32[2,3,2]{1,2,0} custom-call(a, b), custom_call_target=\"lapack_strsm_ffi\", frontend_attributes={num_batch_dims=\"1\"}, backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}\n}\n",
+            &[
+                "f32[2,3,3] {{{1, 0, 0}, {2, 3, 0}, {4, 5, 6}}, {{1, 0, 0}, {2, 3, 0}, {4, 5, 6}}}",
+                "f32[2,3,2] {{{1, 2}, {3, 4}, {5, 6}}, {{1, 2}, {3, 4}, {5, 6}}}",
+            ],
+        );
+        let c = candidates(&root, &args);
+        let dims = |ops: &Vec<Literal>, k: usize| ops[k].as_array().unwrap().dimensions().to_vec();
+        // One batch element of both operands.
+        assert!(c.iter().any(|(r, ops)| dims(ops, 0) == [1, 3, 3]
+            && dims(ops, 1) == [1, 3, 2]
+            && r.shape.to_string() == "f32[1,3,2]{2,1,0}"));
+        // The leading 1×1 block of a with b's first row.
+        assert!(c
+            .iter()
+            .any(|(_, ops)| dims(ops, 0) == [2, 1, 1] && dims(ops, 1) == [2, 1, 2]));
+        // Every candidate is a valid call.
+        assert!(c
+            .iter()
+            .all(|(r, _)| r.shape.is_tuple() || r.shape.as_array().is_some()));
+
+        let (root, args) = root_and_args(
+            "HloModule q\nENTRY e {\n  a = f64[4,3] parameter(0)\n  t = f64[2] parameter(1)\n  ROOT q = f64[4,3]{0,1} custom-call(a, t), custom_call_target=\"lapack_dorgqr_ffi\", backend_config={}\n}\n",
+            &["f64[4,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {1, 1, 1}}", "f64[2] {1, 1.5}"],
+        );
+        let c = candidates(&root, &args);
+        // k ≤ n ≤ m holds in every candidate.
+        for (_, ops) in &c {
+            let (a, t) = (dims(ops, 0), dims(ops, 1));
+            assert!(t[0] <= a[1] && a[1] <= a[0], "{a:?} {t:?}");
+        }
+        assert!(c.iter().any(|(_, ops)| dims(ops, 1) == [1]));
     }
 }

@@ -44,6 +44,8 @@ pub fn constants(model: ErrorBound, n: u64) -> (f64, f64) {
         ErrorBound::TriangularSolve => (4.0, n),
         ErrorBound::Cholesky => (12.0, n * n),
         ErrorBound::BatchNorm => (4.0, n),
+        // The reference reports each routine's whole growth factor c·f(dimensions) as `n`.
+        ErrorBound::Lapack => (1.0, n),
     }
 }
 
@@ -51,11 +53,19 @@ pub fn constants(model: ErrorBound, n: u64) -> (f64, f64) {
 /// `model`: masked where the reference masks it, where an ingredient is not finite, or where
 /// `c·f(n)·u·κ ≥ 1/2`; otherwise [`Allowance::Within`] the bound.
 pub fn allowance(model: ErrorBound, ty: ElementType, s: &ErrorScale) -> Allowance {
+    if s.masked {
+        // Integers too: a LAPACK `info` or `ipiv` the precision does not decide.
+        return Allowance::Masked;
+    }
     let Some(format) = ty.float_format() else {
         return Allowance::Budget;
     };
-    if s.masked || !s.kappa.is_finite() || !s.scale.is_finite() || s.scale.is_nan() {
+    if !s.kappa.is_finite() || !s.scale.is_finite() || s.scale.is_nan() {
         return Allowance::Masked;
+    }
+    if model == ErrorBound::Lapack && s.scale == 0.0 {
+        // An element the routine leaves exact (a copied triangle).
+        return Allowance::Budget;
     }
     let (c, f) = constants(model, s.n);
     let amplification = c * f * format.unit_roundoff() * s.kappa.max(1.0);
@@ -69,15 +79,46 @@ pub fn allowance(model: ErrorBound, ty: ElementType, s: &ErrorScale) -> Allowanc
 /// `model` ([`allowance`]) from the reference's ingredients. Empty (the entry's budget
 /// everywhere) when the reference reports none for this root.
 pub fn allowances(model: ErrorBound, module: &HloModule, args: &[Literal]) -> Vec<Vec<Allowance>> {
-    let Ok(Some(scales)) = conformance_reference::error_scales(module, args) else {
-        return vec![];
+    let scales = if model == ErrorBound::Lapack {
+        match conformance_reference::linalg::lapack::aligned(module, args, None) {
+            Ok(Some(e)) => e.scales,
+            _ => return vec![],
+        }
+    } else {
+        match conformance_reference::error_scales(module, args) {
+            Ok(Some(scales)) => scales,
+            _ => return vec![],
+        }
     };
+    leaf_allowances(model, module, &scales)
+}
+
+/// [`allowance`] per element of each array leaf of the root's result.
+fn leaf_allowances(
+    model: ErrorBound,
+    module: &HloModule,
+    scales: &[Vec<ErrorScale>],
+) -> Vec<Vec<Allowance>> {
     let root = &module.entry_computation().root_instruction().shape;
     scales
         .iter()
         .zip(root.array_leaves().iter().map(|a| a.element_type))
         .map(|(leaf, ty)| leaf.iter().map(|s| allowance(model, ty, s)).collect())
         .collect()
+}
+
+/// For a LAPACK custom call (`error_bound: lapack`): the exact result in the gauge of `got` (a
+/// backend's result: its admissible pivots, its reflector and vector signs, its bases of
+/// clustered subspaces; `conformance_reference::linalg::lapack`) with the allowances of that
+/// evaluation. `None` when the reference cannot evaluate it (the canonical comparison stands).
+pub fn gauge_aligned(
+    module: &HloModule,
+    args: &[Literal],
+    got: &Literal,
+) -> Option<(Literal, Vec<Vec<Allowance>>)> {
+    let e = conformance_reference::linalg::lapack::aligned(module, args, Some(got)).ok()??;
+    let allowances = leaf_allowances(ErrorBound::Lapack, module, &e.scales);
+    Some((e.result, allowances))
 }
 
 #[cfg(test)]
@@ -166,5 +207,35 @@ mod tests {
             &scale(8, 1.0, 1.0),
         ));
         assert!((b / a - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn lapack_exact_and_masked_elements() {
+        let exact = scale(10, 1.0, 0.0);
+        // A copied triangle, an info or a pivot: exact (the entry's budget) unless masked.
+        assert_eq!(
+            allowance(ErrorBound::Lapack, ElementType::F32, &exact),
+            Allowance::Budget
+        );
+        assert_eq!(
+            allowance(ErrorBound::Lapack, ElementType::S32, &exact),
+            Allowance::Budget
+        );
+        let undecided = ErrorScale {
+            masked: true,
+            ..exact
+        };
+        assert_eq!(
+            allowance(ErrorBound::Lapack, ElementType::S32, &undecided),
+            Allowance::Masked
+        );
+        // The growth factor is the reference's `n` itself: 40·u·κ·scale.
+        let b = bound(allowance(
+            ErrorBound::Lapack,
+            ElementType::F64,
+            &scale(40, 2.0, 3.0),
+        ));
+        let u = 2f64.powi(-53);
+        assert!((b - 240.0 * u).abs() < 1e-3 * b, "{b}");
     }
 }
