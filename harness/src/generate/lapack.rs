@@ -420,6 +420,6 @@ mod tests {
             super::super::linalg::build,
         );
         // 5 routines × 4 types + 3 × 2 types, 12 seeds each.
-        assert_eq!(n, (5 * 4 + 3 * 2) * 12);
+        assert_eq!(n, 8 * 4 * 12);
     }
 }

@@ -1,5 +1,6 @@
-//! `lapack_?syevd_ffi` / `?heevd`, `lapack_?gesdd_ffi`, `lapack_?gesvd_ffi` (docs/custom-calls.md),
-//! for real element types (f32, f64).
+//! `lapack_?syevd_ffi` / `?heevd`, `lapack_?gesdd_ffi`, `lapack_?gesvd_ffi` (docs/custom-calls.md).
+//! Real element types (f32, f64) here; the complex ones (c64, c128) in [`complex`], with the same
+//! thresholds, clusters and bounds (phases in place of signs, unitary in place of orthogonal).
 //!
 //! **syevd**: the symmetric `A` read from the `uplo` triangle is diagonalized by cyclic Jacobi in
 //! MPFR at [`mp::precision`] (`4·p + 64` bits) until the off-diagonal part is below
@@ -39,6 +40,9 @@
 #[path = "mp.rs"]
 pub mod mp;
 
+#[path = "spectral_complex.rs"]
+pub mod complex;
+
 use super::Evaluation;
 use conformance_spec::custom_call::{LapackCall, Mode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
@@ -50,13 +54,6 @@ use rug::ops::NegAssign;
 use rug::Float;
 use std::cmp::Ordering;
 use std::ops::Range;
-
-/// The error for a complex element type of syevd, gesdd/gesvd.
-pub(super) fn complex_unsupported(target: &str) -> BackendError {
-    BackendError::Unsupported(format!(
-        "{target}: the reference evaluates syevd and gesdd/gesvd for real types (f32, f64) only (geqrf and orgqr/ungqr: all four types)"
-    ))
-}
 
 fn one_operand<'a>(
     target: &str,
@@ -72,8 +69,7 @@ fn one_operand<'a>(
 /// module documentation and [`super::evaluate`]).
 ///
 /// Errors: [`BackendError::Invalid`] for operands or a `got` that do not fit;
-/// [`BackendError::Unsupported`] for complex types; [`BackendError::Failure`] if Jacobi does not
-/// converge.
+/// [`BackendError::Failure`] if Jacobi does not converge.
 pub fn syevd(
     call: &LapackCall,
     operands: &[&ArrayLiteral],
@@ -88,9 +84,6 @@ pub fn syevd(
         call.num_batch_dims,
         2,
     )?;
-    if a.complex {
-        return Err(complex_unsupported(&target));
-    }
     if a.rows != a.cols {
         return Err(BackendError::Invalid(format!("{target}: a must be square")));
     }
@@ -104,7 +97,11 @@ pub fn syevd(
                 .as_ref()
                 .and_then(|l| l.first())
                 .and_then(|l| l.get(t * n * n..(t + 1) * n * n));
-            syevd_one(&a, call.lower, vectors, t, g, want_scales)
+            if a.complex {
+                complex::heevd_one(&a, call.lower, vectors, t, g, want_scales)
+            } else {
+                syevd_one(&a, call.lower, vectors, t, g, want_scales)
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
     mp::assemble(shape, parts)
@@ -275,8 +272,7 @@ fn align(
 /// of [`LapackCall::result_shape`] (see the module documentation and [`super::evaluate`]).
 ///
 /// Errors: [`BackendError::Invalid`] for operands or a `got` that do not fit;
-/// [`BackendError::Unsupported`] for complex types; [`BackendError::Failure`] if Jacobi does not
-/// converge.
+/// [`BackendError::Failure`] if Jacobi does not converge.
 pub fn svd(
     call: &LapackCall,
     operands: &[&ArrayLiteral],
@@ -291,9 +287,6 @@ pub fn svd(
         call.num_batch_dims,
         2,
     )?;
-    if a.complex {
-        return Err(complex_unsupported(&target));
-    }
     let leaves = shape.array_leaves();
     let nb = call.num_batch_dims;
     let dim = |leaf: usize, d: usize| {
@@ -320,7 +313,11 @@ pub fn svd(
                     .and_then(|l| l.get(t * s..(t + 1) * s))
             };
             let g = slice(2).zip(slice(3));
-            svd_one(&a, &dims, t, g, want_scales)
+            if a.complex {
+                complex::svd_one(&a, &dims, t, g, want_scales)
+            } else {
+                svd_one(&a, &dims, t, g, want_scales)
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
     mp::assemble(shape, parts)

@@ -492,3 +492,456 @@ fn wide_mode_s_null_vectors_are_aligned_in_the_whole_null_space() {
         assert!((x - y).abs() < 1e-6, "{x} {y}");
     }
 }
+
+// ---- Complex element types (c64, c128): heevd and gesdd. ----
+
+type C = (f64, f64);
+
+fn cmul(a: C, b: C) -> C {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+fn conj(a: C) -> C {
+    (a.0, -a.1)
+}
+
+fn real_of(ty: &str) -> &'static str {
+    if ty == "c64" {
+        "f32"
+    } else {
+        "f64"
+    }
+}
+
+fn heevd(ty: &str, n: usize, uplo: char, mode: char, a: &[C], got: Option<&Literal>) -> Evaluation {
+    let letter = if ty == "c64" { 'c' } else { 'z' };
+    let rt = real_of(ty);
+    let root = format!(
+        "({ty}[{n},{n}]{{0,1}}, {rt}[{n}]{{0}}, s32[]) custom-call(p0), custom_call_target=\"lapack_{letter}heevd_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={{mode = {} : ui8, uplo = {} : ui8}}",
+        mode as u32, uplo as u32
+    );
+    let md = module(&[&format!("{ty}[{n},{n}]{{0,1}}")], &root);
+    aligned(&md, &[complex(&format!("{ty}[{n},{n}]"), a)], got)
+        .unwrap()
+        .unwrap()
+}
+
+fn csvd(ty: &str, m: usize, n: usize, mode: char, a: &[C], got: Option<&Literal>) -> Evaluation {
+    let letter = if ty == "c64" { 'c' } else { 'z' };
+    let rt = real_of(ty);
+    let k = m.min(n);
+    let (u, vt) = if mode == 'S' {
+        ([m, k], [k, n])
+    } else {
+        ([m, m], [n, n])
+    };
+    let root = format!(
+        "({ty}[{m},{n}]{{0,1}}, {rt}[{k}]{{0}}, {ty}[{},{}]{{0,1}}, {ty}[{},{}]{{0,1}}, s32[]) custom-call(p0), custom_call_target=\"lapack_{letter}gesdd_ffi\", api_version=API_VERSION_TYPED_FFI, backend_config={{mode = {} : ui8}}",
+        u[0], u[1], vt[0], vt[1], mode as u32
+    );
+    let md = module(&[&format!("{ty}[{m},{n}]{{0,1}}")], &root);
+    aligned(&md, &[complex(&format!("{ty}[{m},{n}]"), a)], got)
+        .unwrap()
+        .unwrap()
+}
+
+/// The complex leaf `leaf` as `(re, im)` pairs.
+fn c_leaf(e: &Evaluation, leaf: usize) -> Vec<C> {
+    let arr = e.result.array_leaves()[leaf].clone();
+    let c64 = arr.element_type() == conformance_spec::element_type::ElementType::C64;
+    arr.logical_bits()
+        .iter()
+        .map(|&b| {
+            if c64 {
+                let (re, im) = (b as u32, (b >> 32) as u32);
+                (f64::from(f32::from_bits(re)), f64::from(f32::from_bits(im)))
+            } else {
+                (f64::from_bits(b as u64), f64::from_bits((b >> 64) as u64))
+            }
+        })
+        .collect()
+}
+
+/// `got` = the result with complex leaves replaced (`(leaf, values)`).
+fn with_cleaves(e: &Evaluation, replace: &[(usize, &[C])]) -> Literal {
+    let Literal::Tuple(parts) = &e.result else {
+        panic!("tuple")
+    };
+    let mut parts = parts.clone();
+    for (leaf, values) in replace {
+        let shape = parts[*leaf].as_array().unwrap().shape().clone();
+        let c64 = shape.element_type == conformance_spec::element_type::ElementType::C64;
+        let bits: Vec<u128> = values
+            .iter()
+            .map(|&(x, y)| {
+                if c64 {
+                    u128::from((x as f32).to_bits()) | (u128::from((y as f32).to_bits()) << 32)
+                } else {
+                    u128::from(x.to_bits()) | (u128::from(y.to_bits()) << 64)
+                }
+            })
+            .collect();
+        parts[*leaf] = Literal::Array(array_from_row_major(&shape, &bits));
+    }
+    Literal::Tuple(parts)
+}
+
+fn close(x: C, y: C, tol: f64) -> bool {
+    (x.0 - y.0).abs() < tol && (x.1 - y.1).abs() < tol
+}
+
+/// `A·V = V·diag(w)`, `VᴴV = I`, `w` ascending, for the full Hermitian `a`.
+fn check_heevd(n: usize, a: &[C], v: &[C], w: &[f64], tol: f64) {
+    for j in 0..n {
+        for i in 0..n {
+            let mut av = (0.0, 0.0);
+            for k in 0..n {
+                let p = cmul(a[i * n + k], v[k * n + j]);
+                av = (av.0 + p.0, av.1 + p.1);
+            }
+            let vw = (w[j] * v[i * n + j].0, w[j] * v[i * n + j].1);
+            assert!(close(av, vw, tol), "residual ({i}, {j}): {av:?} {vw:?}");
+        }
+        for c in 0..n {
+            let mut d = (0.0, 0.0);
+            for k in 0..n {
+                let p = cmul(conj(v[k * n + j]), v[k * n + c]);
+                d = (d.0 + p.0, d.1 + p.1);
+            }
+            assert!(close(d, (f64::from(u8::from(c == j)), 0.0), tol), "VᴴV");
+        }
+    }
+    assert!(w.windows(2).all(|p| p[0] <= p[1]));
+}
+
+/// `U·S·Vᴴ = A`, `UᴴU = I`, `V Vᴴ = I` (rows of vt), `s` descending.
+fn check_csvd(m: usize, n: usize, a: &[C], e: &Evaluation, tol: f64) {
+    let k = m.min(n);
+    let s = f64_leaves(e)[1].clone();
+    let (u, vt) = (c_leaf(e, 2), c_leaf(e, 3));
+    let ucols = u.len() / m;
+    let vrows = vt.len() / n;
+    for i in 0..m {
+        for j in 0..n {
+            let mut x = (0.0, 0.0);
+            for p in 0..k {
+                let t = cmul(u[i * ucols + p], vt[p * n + j]);
+                x = (x.0 + s[p] * t.0, x.1 + s[p] * t.1);
+            }
+            assert!(close(x, a[i * n + j], tol), "USVᴴ ({i}, {j})");
+        }
+    }
+    for p in 0..ucols {
+        for q in 0..ucols {
+            let mut d = (0.0, 0.0);
+            for i in 0..m {
+                let t = cmul(conj(u[i * ucols + p]), u[i * ucols + q]);
+                d = (d.0 + t.0, d.1 + t.1);
+            }
+            assert!(close(d, (f64::from(u8::from(p == q)), 0.0), tol), "UᴴU");
+        }
+    }
+    for p in 0..vrows {
+        for q in 0..vrows {
+            let mut d = (0.0, 0.0);
+            for j in 0..n {
+                let t = cmul(vt[p * n + j], conj(vt[q * n + j]));
+                d = (d.0 + t.0, d.1 + t.1);
+            }
+            assert!(close(d, (f64::from(u8::from(p == q)), 0.0), tol), "VᴴV");
+        }
+    }
+    assert!(s.windows(2).all(|p| p[0] >= p[1]) && s.iter().all(|&x| x >= 0.0));
+}
+
+fn random_hermitian(g: &mut Gen, n: usize) -> Vec<C> {
+    let mut a = vec![(0.0, 0.0); n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let x = if i == j {
+                (g.unit(), 0.0)
+            } else {
+                (g.unit(), g.unit())
+            };
+            a[i * n + j] = x;
+            a[j * n + i] = conj(x);
+        }
+    }
+    a
+}
+
+#[test]
+fn heevd_known_answers_uplo_and_phase() {
+    // [[2, i], [−i, 2]]: eigenvalues 1, 3.
+    let a = [(2.0, 0.0), (0.0, 1.0), (0.0, -1.0), (2.0, 0.0)];
+    for ty in ["c64", "c128"] {
+        let e = heevd(ty, 2, 'L', 'V', &a, None);
+        assert_eq!(f64_leaves(&e)[1], vec![1.0, 3.0]);
+        let v = c_leaf(&e, 0);
+        check_heevd(2, &a, &v, &[1.0, 3.0], 1e-6);
+        // Canonical phase: the largest component (the first on ties) real positive.
+        assert!(v[0].0 > 0.0 && v[0].1 == 0.0 && v[1].0 > 0.0 && v[1].1 == 0.0);
+        assert_eq!(leaves(&e.result)[2], vec![0]);
+    }
+    // uplo = U reads only the upper triangle (and ignores the diagonal's imaginary parts).
+    let upper = [(2.0, 5.0), (0.0, 1.0), (100.0, 7.0), (2.0, -3.0)];
+    let e = heevd("c128", 2, 'U', 'V', &upper, None);
+    assert_eq!(f64_leaves(&e)[1], vec![1.0, 3.0]);
+    let lower = [(2.0, 0.0), (9.0, 9.0), (0.0, -1.0), (2.0, 0.0)];
+    let e = heevd("c128", 2, 'L', 'V', &lower, None);
+    assert_eq!(f64_leaves(&e)[1], vec![1.0, 3.0]);
+    // Diagonal: sorted, unit vectors exactly; scales as for the real types.
+    let d = [
+        (3.0, 0.0),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (-1.0, 0.0),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (0.0, 0.0),
+        (2.0, 0.0),
+    ];
+    let e = heevd("c64", 3, 'L', 'V', &d, None);
+    assert_eq!(f64_leaves(&e)[1], vec![-1.0, 2.0, 3.0]);
+    let one = (1.0, 0.0);
+    let z = (0.0, 0.0);
+    assert_eq!(c_leaf(&e, 0), vec![z, z, one, one, z, z, z, one, z]);
+    assert_eq!(e.scales[1][0].n, 36);
+    assert!((e.scales[1][0].scale - 14f64.sqrt()).abs() < 1e-12);
+    assert!((e.scales[0][0].kappa - 14f64.sqrt() / 3.0).abs() < 1e-12);
+    // Mode N: vectors masked; a non-finite input: everything masked.
+    let e = heevd("c128", 2, 'L', 'N', &a, None);
+    assert!(e.scales[0].iter().all(|s| s.masked));
+    let e = heevd(
+        "c64",
+        2,
+        'L',
+        'V',
+        &[(1.0, 0.0), z, (f64::NAN, 0.0), one],
+        None,
+    );
+    assert!(e.scales.iter().flatten().all(|s| s.masked));
+}
+
+#[test]
+fn random_hermitian_5x5_c128_reconstructs() {
+    let n = 5;
+    let mut g = Gen(17);
+    let a = random_hermitian(&mut g, n);
+    let e = heevd("c128", n, 'L', 'V', &a, None);
+    check_heevd(n, &a, &c_leaf(&e, 0), &f64_leaves(&e)[1], 1e-14);
+    let e = heevd("c64", n, 'U', 'V', &a, None);
+    check_heevd(n, &a, &c_leaf(&e, 0), &f64_leaves(&e)[1], 1e-5);
+    // Real data through the complex path: the real path's eigenvalues, bit for bit.
+    let re: Vec<f64> = a.iter().map(|x| x.0).collect();
+    let sym: Vec<C> = (0..n * n)
+        .map(|e| (re[(e / n).max(e % n) * n + (e / n).min(e % n)], 0.0))
+        .collect();
+    let real_e = syevd(
+        "f64",
+        n,
+        'L',
+        'V',
+        &sym.iter().map(|x| x.0).collect::<Vec<_>>(),
+        None,
+    );
+    let cplx_e = heevd("c128", n, 'L', 'V', &sym, None);
+    assert_eq!(f64_leaves(&real_e)[1], f64_leaves(&cplx_e)[1]);
+    let rv: Vec<C> = f64_leaves(&real_e)[0].iter().map(|&x| (x, 0.0)).collect();
+    for (x, y) in rv.iter().zip(c_leaf(&cplx_e, 0)) {
+        assert!(close(*x, y, 1e-15));
+    }
+}
+
+#[test]
+fn heevd_gauge_phases_rotations_and_wrong_vectors() {
+    let n = 4;
+    let mut g = Gen(23);
+    let a = random_hermitian(&mut g, n);
+    let e = heevd("c128", n, 'L', 'V', &a, None);
+    let v = c_leaf(&e, 0);
+    // Backend: column 1 times e^{iθ} (θ = 0.7), column 3 times −1.
+    let ph = (0.7f64.cos(), 0.7f64.sin());
+    let mut got = v.clone();
+    for i in 0..n {
+        got[i * n + 1] = cmul(got[i * n + 1], ph);
+        got[i * n + 3] = (-got[i * n + 3].0, -got[i * n + 3].1);
+    }
+    let al = heevd(
+        "c128",
+        n,
+        'L',
+        'V',
+        &a,
+        Some(&with_cleaves(&e, &[(0, &got)])),
+    );
+    for (x, y) in c_leaf(&al, 0).iter().zip(&got) {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+    // A wrong vector (column 0 replaced by column 2) is not adopted.
+    let mut wrong = v.clone();
+    for i in 0..n {
+        wrong[i * n] = v[i * n + 2];
+    }
+    let al = heevd(
+        "c128",
+        n,
+        'L',
+        'V',
+        &a,
+        Some(&with_cleaves(&e, &[(0, &wrong)])),
+    );
+    // (The other columns are aligned with their own rounded values: phases 1 within u².)
+    for (x, y) in c_leaf(&al, 0).iter().zip(&v) {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+    assert!((0..n).any(|i| !close(c_leaf(&al, 0)[i * n], wrong[i * n], 1e-3)));
+    // A repeated eigenvalue 2 (multiplicity 2) of a complex diagonal-block matrix: the backend's
+    // unitary rotation of the eigenspace is adopted.
+    let z = (0.0, 0.0);
+    let d = [(2.0, 0.0), z, z, z, (2.0, 0.0), z, z, z, (5.0, 0.0)];
+    let e = heevd("c128", 3, 'L', 'V', &d, None);
+    let (c, s) = (0.6, 0.8);
+    // Columns: (c, i·s, 0), (i·s, c, 0) — unitary.
+    let rot = vec![
+        (c, 0.0),
+        (0.0, s),
+        z,
+        (0.0, s),
+        (c, 0.0),
+        z,
+        z,
+        z,
+        (1.0, 0.0),
+    ];
+    let al = heevd(
+        "c128",
+        3,
+        'L',
+        'V',
+        &d,
+        Some(&with_cleaves(&e, &[(0, &rot)])),
+    );
+    for (x, y) in c_leaf(&al, 0).iter().zip(&rot) {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+    assert!((al.scales[0][0].kappa - 33f64.sqrt() / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn complex_svd_known_answers_and_reconstruction() {
+    // A = Q·diag(3, 1) with the unitary Q = [[1, i], [i, 1]]/√2: σ = (3, 1).
+    let r = std::f64::consts::FRAC_1_SQRT_2;
+    let a = [(3.0 * r, 0.0), (0.0, r), (0.0, 3.0 * r), (r, 0.0)];
+    for ty in ["c64", "c128"] {
+        let e = csvd(ty, 2, 2, 'A', &a, None);
+        let s = f64_leaves(&e)[1].clone();
+        assert!(
+            (s[0] - 3.0).abs() < 1e-6 && (s[1] - 1.0).abs() < 1e-6,
+            "{s:?}"
+        );
+        check_csvd(2, 2, &a, &e, 1e-6);
+        // v canonical: the largest component of each row of vt real positive (conjugate).
+        let vt = c_leaf(&e, 3);
+        assert_eq!(vt[0], (1.0, 0.0));
+        assert_eq!(vt[3], (1.0, 0.0));
+    }
+    let mut g = Gen(29);
+    for (m, n) in [(4, 6), (6, 4)] {
+        let a: Vec<C> = (0..m * n).map(|_| (g.unit(), g.unit())).collect();
+        for mode in ['A', 'S'] {
+            check_csvd(m, n, &a, &csvd("c64", m, n, mode, &a, None), 1e-5);
+            check_csvd(m, n, &a, &csvd("c128", m, n, mode, &a, None), 1e-13);
+        }
+    }
+    // Rank 1 (complex outer product), mode A: null space completed.
+    let x = [(1.0, 1.0), (-2.0, 0.0), (0.5, -1.0)];
+    let y = [(2.0, 0.0), (0.0, 1.0)];
+    let a: Vec<C> = (0..6).map(|e| cmul(x[e / 2], conj(y[e % 2]))).collect();
+    let e = csvd("c128", 3, 2, 'A', &a, None);
+    check_csvd(3, 2, &a, &e, 1e-13);
+    assert_eq!(f64_leaves(&e)[1][1], 0.0);
+    let e = csvd(
+        "c128",
+        2,
+        3,
+        'A',
+        &a.iter().map(|_| (0.0, 0.0)).take(6).collect::<Vec<_>>(),
+        None,
+    );
+    assert_eq!(f64_leaves(&e)[1], vec![0.0, 0.0]);
+}
+
+#[test]
+fn complex_svd_gauge_joint_phases_and_wrong_vectors() {
+    let mut g = Gen(31);
+    let (m, n) = (5, 3);
+    let a: Vec<C> = (0..m * n).map(|_| (g.unit(), g.unit())).collect();
+    let e = csvd("c128", m, n, 'S', &a, None);
+    let (u, vt) = (c_leaf(&e, 2), c_leaf(&e, 3));
+    // Backend: triplet 1 times e^{iθ} (u column by e^{iθ}, vt row by e^{−iθ}).
+    let ph = (1.1f64.cos(), 1.1f64.sin());
+    let (mut gu, mut gvt) = (u.clone(), vt.clone());
+    for i in 0..m {
+        gu[i * 3 + 1] = cmul(gu[i * 3 + 1], ph);
+    }
+    for j in 0..n {
+        gvt[n + j] = cmul(gvt[n + j], conj(ph));
+    }
+    let got = with_cleaves(&e, &[(2, &gu), (3, &gvt)]);
+    let al = csvd("c128", m, n, 'S', &a, Some(&got));
+    for (x, y) in c_leaf(&al, 2)
+        .iter()
+        .zip(&gu)
+        .chain(c_leaf(&al, 3).iter().zip(&gvt))
+    {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+    // Only u rotated (v not): no joint phase fits, the backend's u is not adopted into agreement
+    // (the polar factor of 1 + e^{iθ} is the mid phase e^{iθ/2}); for θ = π it stays canonical.
+    let got = with_cleaves(&e, &[(2, &gu)]);
+    let al = csvd("c128", m, n, 'S', &a, Some(&got));
+    let alu = c_leaf(&al, 2);
+    assert!((0..m).any(|i| !close(alu[i * 3 + 1], gu[i * 3 + 1], 1e-3)));
+    let flipped: Vec<C> = u
+        .iter()
+        .enumerate()
+        .map(|(e, &x)| if e % 3 == 1 { (-x.0, -x.1) } else { x })
+        .collect();
+    let al = csvd(
+        "c128",
+        m,
+        n,
+        'S',
+        &a,
+        Some(&with_cleaves(&e, &[(2, &flipped)])),
+    );
+    for (x, y) in c_leaf(&al, 2).iter().zip(&u) {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+    // A repeated singular value: a joint unitary rotation is adopted.
+    let z = (0.0, 0.0);
+    let a = [(2.0, 0.0), z, z, (2.0, 0.0), z, z];
+    let e = csvd("c128", 3, 2, 'S', &a, None);
+    let (c, s) = (0.6, 0.8);
+    let q = [(c, 0.0), (0.0, s), (0.0, s), (c, 0.0)];
+    let gu = vec![q[0], q[1], q[2], q[3], z, z];
+    // vt = Qᴴ (V = Q).
+    let gvt: Vec<C> = vec![conj(q[0]), conj(q[2]), conj(q[1]), conj(q[3])];
+    let al = csvd(
+        "c128",
+        3,
+        2,
+        'S',
+        &a,
+        Some(&with_cleaves(&e, &[(2, &gu), (3, &gvt)])),
+    );
+    for (x, y) in c_leaf(&al, 2)
+        .iter()
+        .zip(&gu)
+        .chain(c_leaf(&al, 3).iter().zip(&gvt))
+    {
+        assert!(close(*x, *y, 1e-15), "{x:?} {y:?}");
+    }
+}
