@@ -461,37 +461,7 @@ fn svd_one(
         }
     }
     let scales = if want {
-        let zero_competes = m != n || d.mode == Mode::All;
-        let zero = [Float::new(prec)];
-        let extra: &[Float] = if zero_competes { &zero } else { &[] };
-        let mut kappas = vec![1.0; big];
-        for c in cl.iter().filter(|c| c.start < null_start) {
-            let outside: Vec<Float> = s[..c.start]
-                .iter()
-                .chain(&s[c.end..])
-                .chain(extra)
-                .cloned()
-                .collect();
-            let kc = mp::gap_kappa(&norm, &s[c.clone()], &outside);
-            kappas[c.clone()].iter_mut().for_each(|x| *x = kc);
-        }
-        let inside: Vec<Float> = s[null_start..].iter().chain(extra).cloned().collect();
-        let kt = mp::gap_kappa(&norm, &inside, &s[..null_start]);
-        kappas[null_start..].iter_mut().for_each(|x| *x = kt);
-        let vec_scale = |j: usize| {
-            if vectors {
-                mp::bound(growth, kappas[j], 1.0)
-            } else {
-                mp::masked(growth)
-            }
-        };
-        vec![
-            vec![mp::masked(growth); m * n],
-            vec![mp::bound(growth, 1.0, mp::up(&norm)); k],
-            (0..m * d.ucols).map(|e| vec_scale(e % d.ucols)).collect(),
-            (0..d.vrows * n).map(|e| vec_scale(e / n.max(1))).collect(),
-            vec![mp::exact_scale()],
-        ]
+        svd_scales(d, m, n, &norm, &s, &cl, null_start, growth)
     } else {
         vec![]
     };
@@ -499,6 +469,58 @@ fn svd_one(
         values: vec![a_out, ss, uu, vt, vec![0]],
         scales,
     })
+}
+
+/// The error scales of one SVD batch element (see the module documentation): `a_out` masked;
+/// `s` within `growth·u·‖A‖_F` (Weyl); each vector of `u` and `vt` within `growth·u·κ` with
+/// `κ = ‖A‖_F/gap` of its cluster of singular values (Wedin; 0 competes when `m ≠ n` or in mode
+/// `A`), the null space and completion as one cluster from `null_start`; `info` exact. Vectors are
+/// masked in mode `N`.
+#[allow(clippy::too_many_arguments)]
+fn svd_scales(
+    d: &SvdDims,
+    m: usize,
+    n: usize,
+    norm: &Float,
+    s: &[Float],
+    cl: &[std::ops::Range<usize>],
+    null_start: usize,
+    growth: u64,
+) -> Vec<Vec<crate::ErrorScale>> {
+    let (k, big) = (m.min(n), m.max(n));
+    let prec = norm.prec();
+    let vectors = d.mode != Mode::NoVectors;
+    let zero_competes = m != n || d.mode == Mode::All;
+    let zero = [Float::new(prec)];
+    let extra: &[Float] = if zero_competes { &zero } else { &[] };
+    let mut kappas = vec![1.0; big];
+    for c in cl.iter().filter(|c| c.start < null_start) {
+        let outside: Vec<Float> = s[..c.start]
+            .iter()
+            .chain(&s[c.end..])
+            .chain(extra)
+            .cloned()
+            .collect();
+        let kc = mp::gap_kappa(norm, &s[c.clone()], &outside);
+        kappas[c.clone()].iter_mut().for_each(|x| *x = kc);
+    }
+    let inside: Vec<Float> = s[null_start..].iter().chain(extra).cloned().collect();
+    let kt = mp::gap_kappa(norm, &inside, &s[..null_start]);
+    kappas[null_start..].iter_mut().for_each(|x| *x = kt);
+    let vec_scale = |j: usize| {
+        if vectors {
+            mp::bound(growth, kappas[j], 1.0)
+        } else {
+            mp::masked(growth)
+        }
+    };
+    vec![
+        vec![mp::masked(growth); m * n],
+        vec![mp::bound(growth, 1.0, mp::up(norm)); k],
+        (0..m * d.ucols).map(|e| vec_scale(e % d.ucols)).collect(),
+        (0..d.vrows * n).map(|e| vec_scale(e / n.max(1))).collect(),
+        vec![mp::exact_scale()],
+    ]
 }
 
 #[cfg(test)]

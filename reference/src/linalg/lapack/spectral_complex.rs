@@ -24,7 +24,7 @@
 //! separately.
 
 use super::mp::{self, Mat, Operand, Part};
-use super::SvdDims;
+use super::{svd_scales, SvdDims};
 use conformance_spec::custom_call::Mode;
 use conformance_spec::element_type::FloatFormat;
 use conformance_spec::literal::complex_bits;
@@ -703,37 +703,7 @@ pub(super) fn svd_one(
         }
     }
     let scales = if want {
-        let zero_competes = m != n || d.mode == Mode::All;
-        let zero = [Float::new(prec)];
-        let extra: &[Float] = if zero_competes { &zero } else { &[] };
-        let mut kappas = vec![1.0; big];
-        for c in cl.iter().filter(|c| c.start < null_start) {
-            let outside: Vec<Float> = s[..c.start]
-                .iter()
-                .chain(&s[c.end..])
-                .chain(extra)
-                .cloned()
-                .collect();
-            let kc = mp::gap_kappa(&norm, &s[c.clone()], &outside);
-            kappas[c.clone()].iter_mut().for_each(|x| *x = kc);
-        }
-        let inside: Vec<Float> = s[null_start..].iter().chain(extra).cloned().collect();
-        let kt = mp::gap_kappa(&norm, &inside, &s[..null_start]);
-        kappas[null_start..].iter_mut().for_each(|x| *x = kt);
-        let vec_scale = |j: usize| {
-            if vectors {
-                mp::bound(growth, kappas[j], 1.0)
-            } else {
-                mp::masked(growth)
-            }
-        };
-        vec![
-            vec![mp::masked(growth); m * n],
-            vec![mp::bound(growth, 1.0, mp::up(&norm)); k],
-            (0..m * d.ucols).map(|e| vec_scale(e % d.ucols)).collect(),
-            (0..d.vrows * n).map(|e| vec_scale(e / n.max(1))).collect(),
-            vec![mp::exact_scale()],
-        ]
+        svd_scales(d, m, n, &norm, &s, &cl, null_start, growth)
     } else {
         vec![]
     };
