@@ -34,6 +34,7 @@ def main():
         import numpy as np
         from jax._src.lib import xla_client
         from jax.extend.backend import get_backend
+        from jaxlib import lapack
     except Exception as e:  # noqa: BLE001 - any import failure means the same thing
         sys.stderr.write(
             f"stablehlo_compile: cannot import jax ({e}); run scripts/setup-python.sh\n")
@@ -41,6 +42,10 @@ def main():
 
     # 64-bit inputs stay 64-bit (jax narrows them to 32 bits otherwise).
     jax.config.update("jax_enable_x64", True)
+    # jaxlib's LAPACK kernels (the lapack_*_ffi custom calls, docs/custom-calls.md) resolve their
+    # entry points when JAX lowers a linear-algebra primitive; a module given as text skips that,
+    # and running it would dereference a null function pointer.
+    lapack.prepare_lapack_call("potrf", np.float32)
     backend = get_backend("cpu")
     devices = xla_client.DeviceList(tuple(backend.local_devices()))
     dtypes = {
