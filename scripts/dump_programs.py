@@ -454,6 +454,28 @@ def _random_uniform():
     return f, (key,)
 
 
+@program("random_rbg",
+         "jax.random with the 'rbg' implementation, whose bits come from XLA's RngBitGenerator "
+         "(rng_default: Philox on XLA CPU, docs/random.md) while split uses threefry; arg0 the "
+         "key data u32[4] (jax.random.key(7, impl='rbg')); out0 bits u32[8,16], out1 uniform "
+         "f32[256], out2 randint s32[64] in [-5, 20), out3 u8[3,5] from lax.rng_bit_generator with "
+         "THREE_FRY on the key data (8-bit data: the low bits of Threefry's 32-bit words)",
+         ["rng-bit-generator"])
+def _random_rbg():
+    key = np.asarray(jax.random.key_data(jax.random.key(7, impl="rbg")))
+
+    def f(k):
+        key = jax.random.wrap_key_data(k, impl="rbg")
+        k1, k2, k3, k4 = jax.random.split(key, 4)
+        return (jax.random.bits(k1, (8, 16), dtype=jnp.uint32),
+                jax.random.uniform(k2, (256,), dtype=jnp.float32),
+                jax.random.randint(k3, (64,), -5, 20, dtype=jnp.int32),
+                jax.lax.rng_bit_generator(jax.random.key_data(k4), (3, 5), dtype=jnp.uint8,
+                                          algorithm=jax.lax.RandomAlgorithm.RNG_THREE_FRY)[1])
+
+    return f, (key,)
+
+
 # --- special functions ----------------------------------------------------------------------------
 
 

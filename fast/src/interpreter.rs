@@ -481,6 +481,10 @@ fn eval_instruction<'a>(
             let v = linalg::evaluate(instr, operands, exec)?;
             conform(v, &instr.shape, exec)
         }
+        op if crate::random::is_random(op) => {
+            let v = crate::random::evaluate(instr, operands, exec)?;
+            conform(v, &instr.shape, exec)
+        }
         op => Err(BackendError::Unsupported(format!(
             "opcode `{op}` is not implemented by the fast backend"
         ))),

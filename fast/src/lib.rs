@@ -60,6 +60,7 @@ pub mod layout;
 pub(crate) mod linalg;
 mod op_context;
 mod parallel;
+pub(crate) mod random;
 #[cfg(test)]
 mod test_rng;
 mod value;
@@ -254,6 +255,8 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormInference,
     Opcode::BatchNormGrad,
     Opcode::CustomCall,
+    // Random bits (random).
+    Opcode::RngBitGenerator,
 ];
 
 impl Backend for Fast {
@@ -267,6 +270,7 @@ impl Backend for Fast {
             element_types: ElementType::ALL.to_vec(),
             any_layout: true,
             subnormals: SubnormalMode::Preserve,
+            rng_bit_layout: Some(conformance_spec::random::XLA_LAYOUT.to_string()),
         }
     }
 

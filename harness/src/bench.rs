@@ -11,7 +11,8 @@
 //! positive-definite, matrix), `trsm_f32_1024x1024` (a diagonally dominant lower triangle) and
 //! `batch_norm_training_f32_8x64x56x56`, and two LAPACK custom calls as JAX emits them
 //! (column-major, docs/custom-calls.md): `lapack_getrf_f32_512` (`jnp.linalg.solve`'s LU) and
-//! `lapack_syevd_f32_256` (`jnp.linalg.eigh`). Each is run once to warm up (XLA compiles then; compiled programs are
+//! `lapack_syevd_f32_256` (`jnp.linalg.eigh`), and random bits (issue 18):
+//! `rng_bit_generator_philox_u32_16M` and `rng_bit_generator_three_fry_u32_16M`. Each is run once to warm up (XLA compiles then; compiled programs are
 //! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
 //! median is reported.
 //!
@@ -60,6 +61,8 @@ pub const CASES: &[&str] = &[
     "batch_norm_training_f32_8x64x56x56",
     "lapack_getrf_f32_512",
     "lapack_syevd_f32_256",
+    "rng_bit_generator_philox_u32_16M",
+    "rng_bit_generator_three_fry_u32_16M",
 ];
 
 /// The comparator `jnp.sort` / `jnp.argsort` emit for f32 keys (NaN → +NaN, −0 → +0, then LT in
@@ -263,6 +266,18 @@ pub fn bench_case(name: &str) -> Option<BenchCase> {
             "HloModule b\nENTRY e {\n  x = f32[8,64,56,56] parameter(0)\n  s = f32[64] parameter(1)\n  o = f32[64] parameter(2)\n  ROOT t = (f32[8,64,56,56], f32[64], f32[64]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n}\n",
             &[(-1.0, 3.0), (0.5, 2.0), (-1.0, 1.0)],
             "1605632 elements, 64 features".into(),
+        ),
+        "rng_bit_generator_philox_u32_16M" => case(
+            "rng_bit_generator_philox_u32_16M",
+            "HloModule r\nENTRY e {\n  s = u64[3]{0} parameter(0)\n  ROOT r = (u64[3]{0}, u32[16777216]{0}) rng-bit-generator(s), algorithm=rng_philox\n}\n",
+            &[(0.0, 1e9)],
+            "2²⁴ words, 2²² Philox-4x32-10 blocks".into(),
+        ),
+        "rng_bit_generator_three_fry_u32_16M" => case(
+            "rng_bit_generator_three_fry_u32_16M",
+            "HloModule r\nENTRY e {\n  s = u64[2]{0} parameter(0)\n  ROOT r = (u64[2]{0}, u32[4096,4096]{1,0}) rng-bit-generator(s), algorithm=rng_three_fry\n}\n",
+            &[(0.0, 1e9)],
+            "2²⁴ words, 2²³ Threefry-2x32-20 blocks".into(),
         ),
         _ => return None,
     })

@@ -33,6 +33,9 @@ pub enum DiffClass {
     /// The exact result's magnitude overflows (catalog `conditioning`), but the result is not an
     /// infinity (no infinite component).
     Overflow,
+    /// A statistical test rejected the result at its stated false-alarm rate (random numbers
+    /// from a backend whose bits need not equal the reference's: `crate::oracles::random`).
+    Statistical,
 }
 
 impl DiffClass {
@@ -45,6 +48,7 @@ impl DiffClass {
             DiffClass::Exact => "exact",
             DiffClass::Shape => "shape",
             DiffClass::Overflow => "overflow",
+            DiffClass::Statistical => "statistical",
         }
     }
 }
@@ -118,6 +122,10 @@ pub struct Comparison {
     /// failures.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fused_multiply_adds: u64,
+    /// The statistical tests that judged the result instead of an element-wise comparison
+    /// (random numbers: [`crate::oracles::random`]), each with its p-value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statistics: Vec<crate::oracles::random::StatTest>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -68,6 +68,7 @@ fn cmp(
         bound_ratios: vec![],
         flushed_subnormals: 0,
         fused_multiply_adds: 0,
+        statistics: vec![],
     }
 }
 

@@ -90,6 +90,7 @@ pub fn opcodes() -> Vec<Opcode> {
     ops.extend(contraction::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(control_flow::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(linalg::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(crate::random::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -315,6 +316,7 @@ fn eval_instruction(
         .chain(contraction::HANDLERS)
         .chain(control_flow::HANDLERS)
         .chain(linalg::HANDLERS)
+        .chain(crate::random::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);

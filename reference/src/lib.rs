@@ -18,6 +18,8 @@
 //! - [`linalg`] computes fft, cholesky, triangular-solve and the batch-norm operations EXACTLY
 //!   (one rounding per element); [`error_scales`] reports per output element the error-bound
 //!   ingredients (`n`, κ, scale, masked) of `docs/linalg-semantics.md`.
+//! - [`random`] computes `rng-bit-generator` from the definitions of Threefry-2x32 and
+//!   Philox-4x32 (checked against their known-answer vectors) under XLA's counter layout.
 //! - [`control_flow`] runs `while` (stopping after `max_while_iterations` trips), `conditional`,
 //!   `map`, `sort` (a stable merge sort under any comparator computation, evaluated exactly;
 //!   [`control_flow::sort::Comparator`] lets the harness ask it about other results), `topk` and
@@ -36,6 +38,7 @@ pub mod data_movement;
 pub mod elementwise;
 pub mod interpreter;
 pub mod linalg;
+pub mod random;
 pub mod round;
 pub mod ziv;
 
@@ -65,6 +68,7 @@ impl Backend for Reference {
             element_types: ElementType::ALL.to_vec(),
             any_layout: true,
             subnormals: SubnormalMode::Preserve,
+            rng_bit_layout: Some(conformance_spec::random::XLA_LAYOUT.to_string()),
         }
     }
 

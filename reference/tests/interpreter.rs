@@ -410,9 +410,15 @@ fn capabilities() {
     }
     // 48 element-wise, 7 structural (parameter, constant, tuple, get-tuple-element, call, and
     // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
-    // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 6 of the numerical
-    // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad).
-    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 6);
+    // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 7 of the numerical
+    // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad, and
+    // custom-call for the LAPACK targets) and rng-bit-generator.
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 1);
+    assert!(c.opcodes.contains(&Opcode::RngBitGenerator));
+    assert_eq!(
+        c.rng_bit_layout.as_deref(),
+        Some(conformance_spec::random::XLA_LAYOUT)
+    );
 }
 
 #[test]

@@ -24,6 +24,10 @@ pub struct Capabilities {
     /// True when inputs and results may have any `minor_to_major` order and padding.
     pub any_layout: bool,
     pub subnormals: SubnormalMode,
+    /// The bit layout of `rng-bit-generator` the backend implements (`conformance_spec::random`:
+    /// [`crate::random::XLA_LAYOUT`] for the backends built here and XLA), `None` when it
+    /// declares none: its random bits are then judged statistically, not bit for bit.
+    pub rng_bit_layout: Option<String>,
 }
 
 /// Why a backend could not produce a result.

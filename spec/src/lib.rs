@@ -12,6 +12,7 @@ pub mod hlo;
 pub mod index;
 pub mod layout;
 pub mod literal;
+pub mod random;
 pub mod shape;
 pub mod shape_inference;
 

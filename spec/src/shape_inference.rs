@@ -26,6 +26,7 @@ pub mod elementwise;
 pub mod gather_scatter;
 mod linalg;
 pub mod movement;
+mod random;
 mod rules;
 mod verify;
 
@@ -221,6 +222,7 @@ pub fn infer_shape_in(
         BatchNormInference => linalg::batch_norm_inference(&r),
         BatchNormGrad => linalg::batch_norm_grad(&r),
         CustomCall => linalg::custom_call(&r),
+        RngBitGenerator => random::rng_bit_generator(&r, context),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

@@ -90,7 +90,8 @@ fn builtin_catalog_loads_its_families() {
             "control_flow",
             "chlo",
             "linalg",
-            "lapack"
+            "lapack",
+            "random"
         ]
     );
     assert_eq!(c.family_of("add"), Some("elementwise"));
@@ -98,6 +99,7 @@ fn builtin_catalog_loads_its_families() {
     assert_eq!(c.family_of("dot-general"), Some("contractions"));
     assert_eq!(c.family_of("while"), Some("control_flow"));
     assert_eq!(c.family_of("lgamma"), Some("chlo"));
+    assert_eq!(c.family_of("rng-bit-generator-PHILOX"), Some("random"));
     assert_eq!(c.family_of("fft-RFFT"), Some("linalg"));
     assert_eq!(c.family_of("lapack-syevd"), Some("lapack"));
     assert_eq!(c.family_of("batch-norm-grad"), Some("linalg"));
@@ -110,7 +112,8 @@ fn builtin_catalog_loads_its_families() {
             + c.ops_of_family("control_flow").count()
             + c.ops_of_family("chlo").count()
             + c.ops_of_family("linalg").count()
-            + c.ops_of_family("lapack").count(),
+            + c.ops_of_family("lapack").count()
+            + c.ops_of_family("random").count(),
         c.ops().len()
     );
     let loc = c.location_of("add").expect("add has a location");

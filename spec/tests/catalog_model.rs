@@ -17,6 +17,7 @@ fn tolerance(pairs: &[(&str, u64)]) -> Tolerance {
         order_set: None,
         conditioning: None,
         error_bound: None,
+        random: None,
         rationale: None,
     }
 }

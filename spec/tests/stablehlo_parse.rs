@@ -623,9 +623,19 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "unknown operation `stablehlo.frobnicate`",
     ),
     (
-        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.rng_bit_generator\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "func.func @main(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<1xi64>) -> tensor<4xf32> {\n  %0 = \"stablehlo.rng\"(%a, %b, %c) {rng_distribution = #stablehlo<rng_distribution UNIFORM>} : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         "2:8:",
-        "`stablehlo.rng_bit_generator` has no translation",
+        "`stablehlo.rng` has no translation",
+    ),
+    (
+        "func.func @main(%a: tensor<2xui64>) -> tensor<4xui32> {\n  %0 = \"stablehlo.rng_bit_generator\"(%a) : (tensor<2xui64>) -> tensor<4xui32>\n  return %0 : tensor<4xui32>\n}",
+        "2:8:",
+        "has 2 results (state, data)",
+    ),
+    (
+        "func.func @main(%a: tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>) {\n  %0:2 = \"stablehlo.rng_bit_generator\"(%a) <{rng_algorithm = #stablehlo<rng_algorithm MERSENNE>}> : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)\n  return %0#0, %0#1 : tensor<2xui64>, tensor<4xui32>\n}",
+        "2:",
+        "is not DEFAULT, THREE_FRY or PHILOX",
     ),
     (
         "func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n  %0 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {backend_config = \"\"} : (tensor<3x3xf32>) -> tensor<3x3xf32>\n  return %0 : tensor<3x3xf32>\n}",
@@ -788,6 +798,18 @@ fn jax_dumps_and_corpus_programs_round_trip_through_the_printer() {
 /// HLO modules using every operation of the catalog (and the attribute forms the printer
 /// translates), for the round trip.
 const MODULES: &[(&str, &str)] = &[
+    (
+        "random",
+        "HloModule random
+ENTRY e {
+  s2 = u64[2] parameter(0)
+  s3 = u64[3] parameter(1)
+  t = (u64[2]{0}, u32[3,5]{0,1}) rng-bit-generator(s2), algorithm=rng_three_fry
+  p = (u64[3]{0}, f16[7]{0}) rng-bit-generator(s3), algorithm=rng_philox
+  d = (u64[2]{0}, s64[]) rng-bit-generator(s2), algorithm=rng_default
+  ROOT r = ((u64[2]{0}, u32[3,5]{0,1}), (u64[3]{0}, f16[7]{0}), (u64[2]{0}, s64[])) tuple(t, p, d)
+}",
+    ),
     (
         "lapack",
         "HloModule lapack

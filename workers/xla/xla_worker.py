@@ -481,6 +481,9 @@ def main(argv):
                 "element_types": list(DTYPES),
                 "layouts": "row-major",
                 "subnormals": subnormals,
+                # XLA's RngBitGeneratorExpander: Threefry/Philox with XLA's counter layout,
+                # rng_default = Philox (docs/random.md).
+                "rng_bit_layout": "xla",
             },
         }
     )

@@ -279,6 +279,7 @@ impl ProcessBackend {
             } else {
                 SubnormalMode::Preserve
             },
+            rng_bit_layout: c.rng_bit_layout.clone(),
         }
     }
 
@@ -430,6 +431,7 @@ impl Backend for ProcessBackend {
                 element_types: vec![],
                 any_layout: false,
                 subnormals: SubnormalMode::Preserve,
+                rng_bit_layout: None,
             },
         }
     }

@@ -82,6 +82,10 @@ pub struct WireCapabilities {
     pub layouts: String,
     /// `"preserve"` or `"flush"`.
     pub subnormals: String,
+    /// The bit layout of `rng-bit-generator` the worker implements (`"xla"`: XLA's, described in
+    /// docs/random.md); absent when it declares none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rng_bit_layout: Option<String>,
 }
 
 /// The worker's first message.

@@ -11,6 +11,7 @@ pub mod graph;
 mod lapack;
 pub mod linalg;
 pub mod movement;
+pub mod random_ops;
 pub mod rng;
 pub mod shapes;
 pub mod swarm;
@@ -229,6 +230,8 @@ pub fn case_with(
         control_flow::build(rng, &spec)
     } else if linalg::is_linalg(op.signature) {
         linalg::build(rng, &spec)
+    } else if random_ops::is_random(op.signature) {
+        random_ops::build(rng, &spec)
     } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {

@@ -125,6 +125,8 @@ struct Recorded<'a> {
     value: Literal,
     /// The recorded backend's subnormal mode (a flushing backend's values are judged as such).
     subnormals: SubnormalMode,
+    /// The recorded backend's declared `rng-bit-generator` layout.
+    rng_bit_layout: Option<String>,
 }
 
 impl Backend for Recorded<'_> {
@@ -137,6 +139,7 @@ impl Backend for Recorded<'_> {
             element_types: vec![],
             any_layout: true,
             subnormals: self.subnormals,
+            rng_bit_layout: self.rng_bit_layout.clone(),
         }
     }
     fn execute(&self, _: &HloModule, _: &[Literal]) -> Result<Literal, BackendError> {
@@ -304,6 +307,7 @@ fn localize(
             name: backend.name(),
             value: in_context.clone(),
             subnormals: backend.capabilities().subnormals,
+            rng_bit_layout: backend.capabilities().rng_bit_layout,
         };
         let o = check(
             op,

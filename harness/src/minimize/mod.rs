@@ -20,6 +20,7 @@
 //! computations (a loop's trip count and a branch index shrink as values).
 
 mod linalg;
+mod random_ops;
 pub mod structured;
 
 use crate::check::{check, Verdict};
@@ -256,6 +257,7 @@ pub fn minimize(
             | Opcode::Sort
             | Opcode::TopK
             | Opcode::OptimizationBarrier
+            | Opcode::RngBitGenerator
     ) || linalg::is_linalg(root.opcode)
     {
         if let Some(operands) = root_values(module, args, backends[0]) {
@@ -592,11 +594,17 @@ pub fn corpus_case(
     provenance: CorpusProvenance,
     backends: &[&dyn Backend],
 ) -> CorpusCase {
-    let dtype = m
-        .args
-        .first()
-        .and_then(Literal::as_array)
-        .map_or(record.dtype.clone(), |a| a.element_type().to_string());
+    // The element type that names the root's catalog entry (the generated data of an
+    // rng-bit-generator, not its u64 state), else the first argument's.
+    let root = m.module.entry_computation().root_instruction();
+    let dtype = crate::graph::instruction_element_type(&m.module, root)
+        .or_else(|| {
+            m.args
+                .first()
+                .and_then(Literal::as_array)
+                .map(|a| a.element_type())
+        })
+        .map_or(record.dtype.clone(), |t| t.to_string());
     CorpusCase {
         op: record.op.clone(),
         dtype,

@@ -201,6 +201,20 @@ fn shrink_shapes(oracle: &mut Oracle, s: &mut Structured, keep: &Keep) {
                 break;
             }
         }
+        // The data shape of a random-number root (its own, not its operands').
+        if !progress {
+            for root in super::random_ops::candidates(&s.root) {
+                let candidate = Structured {
+                    root,
+                    operands: s.operands.clone(),
+                    called: s.called.clone(),
+                };
+                if keep(oracle, candidate, s) {
+                    progress = true;
+                    break;
+                }
+            }
+        }
         if progress {
             continue;
         }

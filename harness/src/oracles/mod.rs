@@ -10,6 +10,8 @@
 //! - [`error_bounds`]: the numerical family (`tolerance.error_bound`: FFT, triangular solve,
 //!   Cholesky, batch norm): normwise bounds from error analysis with the reference's exact
 //!   condition numbers and scales;
+//! - [`random`]: random numbers (`tolerance.random`): bit-exact against a backend that declares
+//!   the reference's bit layout, statistical tests at stated false-alarm rates otherwise;
 //! - [`fused`]: a backend that contracts a multiply feeding an add or subtract into one fused
 //!   multiply-add, one named class (applied where a graph is localized, which sees the pair).
 //!
@@ -19,5 +21,6 @@
 pub mod error_bounds;
 pub mod fused;
 pub mod order_set;
+pub mod random;
 pub mod scatter_orders;
 pub mod subnormals;

@@ -164,6 +164,23 @@ fn failing_case(s: &mut String, cell: &str, f: &FailingCase) {
             );
         }
     }
+    if let Some(cmp) = f.comparison.as_ref().filter(|c| !c.statistics.is_empty()) {
+        // Random numbers judged by χ² tests (crate::oracles::random): each test's p-value.
+        s.push_str("<h5>Statistical tests</h5><table class=\"statistics\"><thead><tr><th>test</th><th>χ²</th><th>degrees of freedom</th><th>p-value</th><th>rejected below</th><th>verdict</th></tr></thead><tbody>");
+        for t in &cmp.statistics {
+            let _ = write!(
+                s,
+                "<tr class=\"statistic\"><td>{}</td><td>{}</td><td>{}</td><td>{:.3e}</td><td>{:.0e}</td><td>{}</td></tr>",
+                escape(&t.name),
+                escape(&t.statistic),
+                t.degrees_of_freedom,
+                t.p_value.0,
+                t.threshold.0,
+                if t.rejects() { "rejected" } else { "passed" }
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
     if let Some(hlo) = &f.hlo {
         let _ = write!(s, "<h5>HLO</h5><pre class=\"hlo\">{}</pre>", escape(hlo));
     }

@@ -9,13 +9,14 @@ use std::fmt::Write;
 
 /// The difference classes given a bar of their own, in display order (a class missing here but
 /// present in a histogram is drawn after them).
-pub const NON_ULP_CLASSES: [DiffClass; 6] = [
+pub const NON_ULP_CLASSES: [DiffClass; 7] = [
     DiffClass::Nan,
     DiffClass::ZeroSign,
     DiffClass::SubnormalFlush,
     DiffClass::Exact,
     DiffClass::Shape,
     DiffClass::Overflow,
+    DiffClass::Statistical,
 ];
 
 const SLOT: f64 = 30.0;

@@ -62,6 +62,7 @@ fn comparison(max_ulps: u64, classes: &[(DiffClass, usize)]) -> Comparison {
         bound_ratios: vec![],
         flushed_subnormals: 0,
         fused_multiply_adds: 0,
+        statistics: vec![],
     }
 }
 
@@ -548,4 +549,40 @@ fn failures_an_accepted_deviation_explains_are_known_and_named_but_new_ones_come
     let stats = write_report(std::slice::from_ref(&path), &dir.join("k.html"), &known).unwrap();
     assert_eq!((stats.failing_cells, stats.known), (2, 26));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn statistical_verdicts_show_their_tests_and_p_values_in_the_drill_down() {
+    use crate::oracles::random::{PValue, StatTest};
+    let dir = temp_dir();
+    let mut cmp = comparison(0, &[(DiffClass::Statistical, 1)]);
+    cmp.statistics = vec![
+        StatTest {
+            name: "bit frequencies".into(),
+            statistic: "4096".into(),
+            degrees_of_freedom: 32,
+            p_value: PValue(0.0),
+            threshold: PValue(1e-6),
+        },
+        StatTest {
+            name: "byte values".into(),
+            statistic: "250.5".into(),
+            degrees_of_freedom: 255,
+            p_value: PValue(0.56),
+            threshold: PValue(1e-6),
+        },
+    ];
+    let line = case(
+        0,
+        "rng-bit-generator-PHILOX",
+        "u32",
+        Verdict::Fail,
+        Some(cmp),
+    );
+    let r = build_report(&[write(&dir, "s.jsonl", &[start(1, None, &[]), line])], &[]).unwrap();
+    let page = render_html(&r);
+    assert!(page.contains("<h5>Statistical tests</h5>"), "{page}");
+    assert!(page.contains("<td>bit frequencies</td><td>4096</td><td>32</td><td>0.000e0</td><td>1e-6</td><td>rejected</td>"));
+    assert!(page.contains("<td>byte values</td><td>250.5</td><td>255</td><td>5.600e-1</td><td>1e-6</td><td>passed</td>"));
+    assert!(page.contains("statistical ×1"));
 }

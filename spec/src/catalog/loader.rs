@@ -35,6 +35,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("chlo.yaml", include_str!("../../ops/chlo.yaml")),
     ("linalg.yaml", include_str!("../../ops/linalg.yaml")),
     ("lapack.yaml", include_str!("../../ops/lapack.yaml")),
+    ("random.yaml", include_str!("../../ops/random.yaml")),
 ];
 
 /// A 1-based place in a catalog file.

@@ -178,6 +178,10 @@ pub enum Signature {
     /// registry (`conformance_spec::custom_call`); the entry's element type is that of the
     /// first operand.
     CustomCall,
+    // Random numbers (seed 004; `spec/ops/random.yaml`, docs/random.md). The element type of an
+    // entry is that of the generated data.
+    /// `rng-bit-generator(state), algorithm`: a tuple of the new state and the data.
+    RngBitGenerator,
 }
 
 impl Signature {
@@ -346,9 +350,25 @@ pub struct Tolerance {
     /// ([`ErrorBound`]; `harness/src/oracles/error_bounds.rs`).
     #[serde(default)]
     pub error_bound: Option<ErrorBound>,
+    /// Random numbers: how a backend's result is judged when bits need not agree
+    /// ([`RandomCheck`]; `harness/src/oracles/random.rs`).
+    #[serde(default)]
+    pub random: Option<RandomCheck>,
     /// Why the budget is what it is.
     #[serde(default)]
     pub rationale: Option<String>,
+}
+
+/// How the results of a random-number operation are judged (`tolerance.random`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RandomCheck {
+    /// `rng-bit-generator`: bit-exact (state and data) against a backend that declares the
+    /// reference's bit layout (`conformance_spec::random`, [`crate::Capabilities::rng_bit_layout`]);
+    /// for any other backend the state's shape and statistical tests of the data's bits
+    /// (frequency of ones per bit position, and of byte values), each at a stated false-alarm
+    /// rate.
+    Bits,
 }
 
 /// A normwise error bound from the error analysis of an algorithm class, per result element:
@@ -574,6 +594,11 @@ pub fn entry_element_type(
         | Opcode::OptimizationBarrier
         | Opcode::GetTupleElement => first_leaf(result),
         Opcode::Select => operand_shapes.get(1).and_then(|s| first_leaf(s)),
+        // The generated data, not the u64 state.
+        Opcode::RngBitGenerator => result
+            .tuple_shapes()
+            .and_then(|t| t.get(1))
+            .and_then(&first_leaf),
         _ => match operand_shapes.first() {
             Some(s) => first_leaf(s),
             None => first_leaf(result),

@@ -43,6 +43,15 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
         .or_else(|| contraction_rules(opcode))
         .or_else(|| control_flow_rules(opcode))
         .or_else(|| linalg_rules(opcode))
+        .or_else(|| random_rules(opcode))
+}
+
+/// Random numbers (seed 004: RngBitGenerator).
+fn random_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    match opcode {
+        Opcode::RngBitGenerator => Some(rules(&[Signature::RngBitGenerator], SAME, &["algorithm"])),
+        _ => None,
+    }
 }
 
 /// The numerical family (seed 004: Fft; Cholesky; TriangularSolve; BatchNormTraining;
@@ -397,6 +406,7 @@ mod tests {
             BatchNormInference,
             BatchNormGrad,
             CustomCall,
+            RngBitGenerator,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");

@@ -261,6 +261,7 @@ mod tests {
                     && !crate::generate::contraction::is_contraction(op.signature)
                     && !crate::generate::control_flow::is_control_flow(op.signature)
                     && !crate::generate::linalg::is_linalg(op.signature)
+                    && !crate::generate::random_ops::is_random(op.signature)
             },
             6,
             build,

@@ -30,7 +30,9 @@ pub(crate) fn f32_literal(v: f32) -> String {
 ///   `unit_diagonal`, false when absent; `transpose_a = #stablehlo<transpose T>`,
 ///   NO_TRANSPOSE when absent);
 /// - `batch-norm-*(...), epsilon=e, feature_index=f` → `stablehlo.batch_norm_*` (`epsilon` an
-///   f32 attribute, `feature_index` an i64 attribute; several results for training and grad).
+///   f32 attribute, `feature_index` an i64 attribute; several results for training and grad);
+/// - `rng-bit-generator(s), algorithm=rng_x` → `stablehlo.rng_bit_generator` (`rng_algorithm =
+///   #stablehlo<rng_algorithm X>`, two results).
 ///
 /// Errors: a missing or malformed attribute, a tuple operand.
 pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
@@ -102,6 +104,20 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
             )
         }
         Opcode::CustomCall => custom_call(e, at, &operands),
+        Opcode::RngBitGenerator => {
+            let algorithm =
+                crate::random::RngAlgorithm::of(&instr.attributes).map_err(|m| at.error(m))?;
+            e.op_shaped(
+                instr,
+                "stablehlo.rng_bit_generator",
+                &operands,
+                &[(
+                    "rng_algorithm",
+                    format!("#stablehlo<rng_algorithm {}>", algorithm.stablehlo_name()),
+                )],
+                &[],
+            )
+        }
         other => Err(at.error(format!("`{other}` is not in the numerical family"))),
     }
 }

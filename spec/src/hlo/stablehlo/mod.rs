@@ -425,6 +425,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | BatchNormInference
                 | BatchNormGrad
                 | CustomCall
+                | RngBitGenerator
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -446,7 +447,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 regions::emit(self, at, ops)
             }
             Fft | Cholesky | TriangularSolve | BatchNormTraining | BatchNormInference
-            | BatchNormGrad | CustomCall => linalg::emit(self, at, ops),
+            | BatchNormGrad | CustomCall | RngBitGenerator => linalg::emit(self, at, ops),
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -683,6 +684,7 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         ],
         GetTupleElement => &["index"],
         Fft => &["fft_type", "fft_length"],
+        RngBitGenerator => &["algorithm"],
         Cholesky => &["lower"],
         TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
         BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],

@@ -1,6 +1,7 @@
 //! Reading the numerical family (`stablehlo.fft`, `stablehlo.cholesky`,
 //! `stablehlo.triangular_solve`, `stablehlo.batch_norm_*`) into the IR's instructions with HLO's
-//! attributes (seed 004: Fft, Cholesky, TriangularSolve, BatchNorm*).
+//! attributes (seed 004: Fft, Cholesky, TriangularSolve, BatchNorm*), the LAPACK custom calls of
+//! the registry, and `stablehlo.rng_bit_generator` (RngBitGenerator).
 
 use super::attrs::Attr;
 use super::lower::{attr, int_attr, ints_attr, Binding, LResult, Lowering, Scope};
@@ -20,6 +21,7 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> Option<LResult<
         "stablehlo.batch_norm_inference" => batch_norm(l, s, op, Opcode::BatchNormInference, 5, 1),
         "stablehlo.batch_norm_grad" => batch_norm(l, s, op, Opcode::BatchNormGrad, 5, 3),
         "stablehlo.custom_call" => custom_call(l, s, op),
+        "stablehlo.rng_bit_generator" => rng_bit_generator(l, s, op),
         _ => return None,
     })
 }
@@ -248,4 +250,53 @@ fn batch_norm(
         op.pos,
     )?;
     Ok(elements(i, results, &base))
+}
+
+/// `stablehlo.rng_bit_generator` (seed 004, RngBitGenerator): `rng-bit-generator` with
+/// `algorithm=rng_default|rng_three_fry|rng_philox` and the tuple (state, data) as its shape.
+/// Errors: a missing or unknown `rng_algorithm`, results other than two.
+fn rng_bit_generator(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Binding>> {
+    use crate::random::RngAlgorithm;
+    l.check_attributes(op, &["rng_algorithm"])?;
+    let operands = operands_n(l, s, op, 1)?;
+    let algorithm = match op.attr("rng_algorithm") {
+        None => RngAlgorithm::Default,
+        Some(Attr::Enum(_, v)) => RngAlgorithm::from_name(v).ok_or_else(|| {
+            l.err(
+                op.attr_pos("rng_algorithm"),
+                format!("`rng_algorithm` {v} is not DEFAULT, THREE_FRY or PHILOX"),
+            )
+        })?,
+        Some(_) => {
+            return Err(l.err(
+                op.attr_pos("rng_algorithm"),
+                "`rng_algorithm` expects #stablehlo<rng_algorithm DEFAULT|THREE_FRY|PHILOX>",
+            ))
+        }
+    };
+    if op.result_types.len() != 2 {
+        return Err(l.err(
+            op.pos,
+            format!(
+                "`stablehlo.rng_bit_generator` has 2 results (state, data), the text types {}",
+                op.result_types.len()
+            ),
+        ));
+    }
+    let leaves = vec![l.result_shape(op, 0)?, l.result_shape(op, 1)?];
+    let base = base_name(op);
+    let attrs = vec![attr(
+        "algorithm",
+        AttrValue::Raw(algorithm.hlo_name().into()),
+    )];
+    let i = l.add(
+        s,
+        Opcode::RngBitGenerator,
+        Shape::Tuple(leaves),
+        operands,
+        attrs,
+        &base,
+        op.pos,
+    )?;
+    Ok(elements(i, 2, &base))
 }

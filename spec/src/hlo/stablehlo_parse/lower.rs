@@ -31,7 +31,6 @@ pub(crate) type LResult<T> = Result<T, StablehloParseError>;
 pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
         "stablehlo.rng",
-        "stablehlo.rng_bit_generator",
         "stablehlo.all_gather",
         "stablehlo.all_reduce",
         "stablehlo.all_to_all",

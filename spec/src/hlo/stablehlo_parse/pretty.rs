@@ -220,6 +220,23 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             keyword_list(c, op, "length", "fft_length")?;
             functional(c, op)
         }
+        "rng_bit_generator" => {
+            // `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (t) -> (t, r)`
+            op.operands = vec![parse_use(c)?];
+            c.expect_punct(',', "after the state")?;
+            let at = c.expect_keyword("algorithm", "")?.start;
+            c.expect_punct('=', "after `algorithm`")?;
+            let t = c.next()?;
+            let Tok::Ident(kind) = &t.tok else {
+                return Err(c.unexpected(&t, "an algorithm (`DEFAULT`, `THREE_FRY`, `PHILOX`)"));
+            };
+            op.attrs.push((
+                "rng_algorithm".into(),
+                Attr::Enum("rng_algorithm".into(), kind.clone()),
+                at,
+            ));
+            functional(c, op)
+        }
         "broadcast" => one_then(c, op, &[("sizes", "broadcast_sizes")]),
         "transpose" => one_then(c, op, &[("dims", "permutation")]),
         "reverse" => {
