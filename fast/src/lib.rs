@@ -255,8 +255,9 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormInference,
     Opcode::BatchNormGrad,
     Opcode::CustomCall,
-    // Random bits (random).
+    // Random bits and samples (random).
     Opcode::RngBitGenerator,
+    Opcode::Rng,
 ];
 
 impl Backend for Fast {

@@ -152,6 +152,28 @@ pub fn check(
             }
             let (got, micros) = execute_guarded(*b, module, args);
             match got {
+                // Samples of a distribution: judged against it, whatever the reference drew
+                // (crate::oracles::distributions).
+                Ok(got)
+                    if matches!(
+                        op.tolerance.random,
+                        Some(RandomCheck::Uniform | RandomCheck::Normal)
+                    ) =>
+                {
+                    let law = rng_law(op, module, args, *reference);
+                    let c = crate::oracles::distributions::judge(law, &expected, &got);
+                    BackendOutcome {
+                        backend: b.name().to_string(),
+                        verdict: if c.agrees() {
+                            Verdict::Pass
+                        } else {
+                            Verdict::Fail
+                        },
+                        comparison: Some(c),
+                        error: None,
+                        micros,
+                    }
+                }
                 // Random bits of another layout: judged by shapes and statistics
                 // (crate::oracles::random).
                 Ok(got)
@@ -443,6 +465,25 @@ fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> Op
         .map(|&d| input.dimensions().get(d as usize).copied().unwrap_or(0))
         .collect();
     crate::conv_zeros::zeros_meet_non_finite(root, kernel, &spatial)
+}
+
+/// The distribution of an `rng` root from its parameters (computed by `reference`); `None` when
+/// the seed leaves the result to the implementation or the parameters cannot be computed.
+fn rng_law(
+    op: &OpEntry,
+    module: &HloModule,
+    args: &[Literal],
+    reference: &dyn Backend,
+) -> Option<crate::oracles::distributions::Law> {
+    let operands = root_operands(module, args, reference)?;
+    let (a, b) = (operands.first()?, operands.get(1)?);
+    let ty = result_type(module)?;
+    crate::oracles::distributions::Law::new(
+        op.tolerance.random == Some(RandomCheck::Normal),
+        ty,
+        a.get_bits_linear(0) as u64,
+        b.get_bits_linear(0) as u64,
+    )
 }
 
 /// The root instruction's operand values, each computed by `reference` (the entry computation run

@@ -36,6 +36,9 @@ pub enum DiffClass {
     /// A statistical test rejected the result at its stated false-alarm rate (random numbers
     /// from a backend whose bits need not equal the reference's: `crate::oracles::random`).
     Statistical,
+    /// An element outside the support of its distribution (`rng`: outside `[a, b)`, or NaN;
+    /// `crate::oracles::distributions`).
+    OutOfRange,
 }
 
 impl DiffClass {
@@ -49,6 +52,7 @@ impl DiffClass {
             DiffClass::Shape => "shape",
             DiffClass::Overflow => "overflow",
             DiffClass::Statistical => "statistical",
+            DiffClass::OutOfRange => "out-of-range",
         }
     }
 }

@@ -830,6 +830,14 @@ pub fn print_summary(
                 for d in c.diffs.iter().take(5) {
                     writeln!(out, "  {d}")?;
                 }
+                // Statistical verdicts (random numbers): each rejecting test and its p-value.
+                for t in c.statistics.iter().filter(|t| t.rejects()) {
+                    writeln!(
+                        out,
+                        "  {} rejects: statistic {} (df {}), p = {:.3e} < {:.0e}",
+                        t.name, t.statistic, t.degrees_of_freedom, t.p_value.0, t.threshold.0
+                    )?;
+                }
             }
             if let Some(h) = &r.hlo {
                 for line in h.lines().take(12) {

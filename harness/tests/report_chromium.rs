@@ -618,7 +618,7 @@ fn the_report_renders_in_chromium_with_the_right_cells_links_and_bars() {
         .count();
     assert_eq!(
         labels,
-        22 + 7,
+        22 + 8,
         "every ULP bucket and non-ULP class is labelled"
     );
 

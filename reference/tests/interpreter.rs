@@ -412,8 +412,8 @@ fn capabilities() {
     // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
     // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 7 of the numerical
     // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad, and
-    // custom-call for the LAPACK targets) and rng-bit-generator.
-    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 1);
+    // custom-call for the LAPACK targets), rng-bit-generator and rng.
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 2);
     assert!(c.opcodes.contains(&Opcode::RngBitGenerator));
     assert_eq!(
         c.rng_bit_layout.as_deref(),

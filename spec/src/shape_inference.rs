@@ -223,6 +223,7 @@ pub fn infer_shape_in(
         BatchNormGrad => linalg::batch_norm_grad(&r),
         CustomCall => linalg::custom_call(&r),
         RngBitGenerator => random::rng_bit_generator(&r, context),
+        Rng => random::rng(&r, context),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

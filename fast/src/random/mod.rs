@@ -1,5 +1,6 @@
 //! Random bits (seed 004, RngBitGenerator): Threefry-2x32-20 and Philox-4x32-10 under XLA's
-//! counter layout (`conformance_spec::random`), which this backend declares.
+//! counter layout (`conformance_spec::random`), which this backend declares; and samples of
+//! `rng`'s distributions ([`rng`]: RngUniform, RngNormal).
 //!
 //! The data is written straight into a row-major buffer, in parallel over blocks of counters on
 //! rayon's pool: Philox's 32-bit words are a stream (element `e` takes word `e`; a 64-bit element
@@ -18,8 +19,10 @@ use rayon::prelude::*;
 
 /// True for the opcodes this module implements.
 pub(crate) fn is_random(op: Opcode) -> bool {
-    op == Opcode::RngBitGenerator
+    matches!(op, Opcode::RngBitGenerator | Opcode::Rng)
 }
+
+pub(crate) mod rng;
 
 /// Counters per parallel task.
 const BLOCK: usize = 1 << 12;
@@ -35,6 +38,9 @@ pub(crate) fn evaluate<'a>(
     operands: &[&Value<'a>],
     exec: Exec,
 ) -> Result<Value<'a>, BackendError> {
+    if instr.opcode == Opcode::Rng {
+        return rng_instruction(instr, operands, exec);
+    }
     let bad = |m: String| BackendError::Invalid(format!("rng-bit-generator: {m}"));
     let state: ArrayRef<'a> = match operands {
         [Value::Array(a)] => a.clone(),
@@ -103,6 +109,46 @@ pub(crate) fn evaluate<'a>(
         Value::owned(state_out),
         Value::owned(data_out),
     ]))
+}
+
+/// `rng(a, b), distribution=...`: [`rng::sample`] with the scalar parameters' bits, its stream
+/// separated from other instructions' by the FNV-1a hash of the instruction's name.
+///
+/// Errors: [`BackendError::Invalid`] for operands that are not two scalars, a missing or unknown
+/// `distribution`, a result that is not an array, or a type without that distribution.
+fn rng_instruction<'a>(
+    instr: &HloInstruction,
+    operands: &[&Value<'a>],
+    exec: Exec,
+) -> Result<Value<'a>, BackendError> {
+    let bad = |m: &str| BackendError::Invalid(format!("rng: {m}"));
+    let scalar = |v: &Value| -> Option<u64> {
+        match v {
+            Value::Splat { bits, .. } => Some(*bits as u64),
+            Value::Array(a) if a.shape().element_count() == 1 => Some(a.get_bits_linear(0) as u64),
+            _ => None,
+        }
+    };
+    let (Some(a), Some(b)) = (
+        operands.first().and_then(|v| scalar(v)),
+        operands.get(1).and_then(|v| scalar(v)),
+    ) else {
+        return Err(bad("takes two scalar operands"));
+    };
+    let normal = match crate::linalg::enumerator(instr, "distribution") {
+        Some("rng_uniform") => false,
+        Some("rng_normal") => true,
+        _ => return Err(bad("needs distribution=rng_uniform or rng_normal")),
+    };
+    let shape = instr
+        .shape
+        .as_array()
+        .ok_or_else(|| bad("the result must be an array"))?;
+    let mut salt: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in instr.name.bytes() {
+        salt = (salt ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok(Value::owned(rng::sample(shape, normal, a, b, salt, exec)?))
 }
 
 fn row_major(t: ElementType, dims: &[i64]) -> ArrayShape {
@@ -177,12 +223,15 @@ fn threefry(key: u64, counter: u64, dims: &[i64], width: u32, exec: Exec) -> (u6
     let used = (outer * h * inner) as u64;
     let mut out = vec![0u32; n];
     if n > 0 {
-        // One task per slab of the outer dimensions: counters (o·h + hs)·inner + r fill rows
-        // 2·hs (word 0) and 2·hs + 1 (word 1) of the split dimension.
-        let fill = |(o, slab): (usize, &mut [u32])| {
-            for (hs, rows) in slab.chunks_mut(2 * inner).enumerate() {
+        // Counters (o·h + hs)·inner + r fill rows 2·hs (word 0) and 2·hs + 1 (word 1) of the
+        // split dimension in slab o. A task takes `pairs` consecutive row pairs of one slab
+        // (about BLOCK counters), so the work splits even when there is a single slab.
+        let pairs = (BLOCK / inner.max(1)).max(1);
+        let fill = |o: usize, g: usize, rows: &mut [u32]| {
+            for (k, pair) in rows.chunks_mut(2 * inner).enumerate() {
+                let hs = g * pairs + k;
                 let base = ((o * h + hs) * inner) as u64;
-                let (first, second) = rows.split_at_mut(inner);
+                let (first, second) = pair.split_at_mut(inner.min(pair.len()));
                 for (r, x0) in first.iter_mut().enumerate() {
                     let w = threefry2x32(&ks, counter.wrapping_add(base + r as u64));
                     *x0 = w[0];
@@ -193,9 +242,19 @@ fn threefry(key: u64, counter: u64, dims: &[i64], width: u32, exec: Exec) -> (u6
             }
         };
         if exec.parallel(n) {
-            out.par_chunks_mut(d * inner).enumerate().for_each(fill);
+            out.par_chunks_mut(d * inner)
+                .enumerate()
+                .for_each(|(o, slab)| {
+                    slab.par_chunks_mut(2 * inner * pairs)
+                        .enumerate()
+                        .for_each(|(g, rows)| fill(o, g, rows))
+                });
         } else {
-            out.chunks_mut(d * inner).enumerate().for_each(fill);
+            for (o, slab) in out.chunks_mut(d * inner).enumerate() {
+                for (g, rows) in slab.chunks_mut(2 * inner * pairs).enumerate() {
+                    fill(o, g, rows);
+                }
+            }
         }
     }
     (used, narrow(&out, width, exec))
@@ -208,7 +267,7 @@ const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
 #[inline(always)]
-fn philox4x32(key: u64, c: u128) -> [u32; 4] {
+pub(super) fn philox4x32(key: u64, c: u128) -> [u32; 4] {
     let (mut k0, mut k1) = (key as u32, (key >> 32) as u32);
     let mut v = [
         c as u32,

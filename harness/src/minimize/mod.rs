@@ -258,6 +258,7 @@ pub fn minimize(
             | Opcode::TopK
             | Opcode::OptimizationBarrier
             | Opcode::RngBitGenerator
+            | Opcode::Rng
     ) || linalg::is_linalg(root.opcode)
     {
         if let Some(operands) = root_values(module, args, backends[0]) {

@@ -1,5 +1,5 @@
-//! Shape shrinking for `rng-bit-generator`, whose data shape is the root's own (no operand
-//! carries it): candidates halve a dimension of the data (rounding up or down: odd and even
+//! Shape shrinking for `rng-bit-generator` and `rng`, whose data shape is the root's own (no
+//! operand carries it): candidates halve a dimension of the data (rounding up or down: odd and even
 //! sizes choose different Threefry split dimensions), cut it to 1, or drop it. The state is
 //! left to the generic value simplification.
 
@@ -8,11 +8,13 @@ use conformance_spec::shape::{ArrayShape, Shape};
 
 /// The smaller roots of an `rng-bit-generator` root (same operands); empty for other roots.
 pub(super) fn candidates(root: &HloInstruction) -> Vec<HloInstruction> {
-    if root.opcode != Opcode::RngBitGenerator {
-        return vec![];
-    }
-    let Some([state, Shape::Array(data)]) = root.shape.tuple_shapes() else {
-        return vec![];
+    let (state, data) = match (root.opcode, &root.shape) {
+        (Opcode::RngBitGenerator, s) => match s.tuple_shapes() {
+            Some([state, Shape::Array(data)]) => (Some(state), data),
+            _ => return vec![],
+        },
+        (Opcode::Rng, Shape::Array(data)) => (None, data),
+        _ => return vec![],
     };
     let dims = &data.dimensions;
     let mut shapes: Vec<Vec<i64>> = Vec::new();
@@ -35,10 +37,11 @@ pub(super) fn candidates(root: &HloInstruction) -> Vec<HloInstruction> {
         .map(|s| {
             let mut r = root.clone();
             let layout = conformance_spec::Layout::default_for_rank(s.len());
-            r.shape = Shape::Tuple(vec![
-                state.clone(),
-                Shape::Array(ArrayShape::new(data.element_type, s).with_layout(layout)),
-            ]);
+            let data = Shape::Array(ArrayShape::new(data.element_type, s).with_layout(layout));
+            r.shape = match state {
+                Some(state) => Shape::Tuple(vec![state.clone(), data]),
+                None => data,
+            };
             r
         })
         .collect()

@@ -12,12 +12,15 @@
 //!   condition numbers and scales;
 //! - [`random`]: random numbers (`tolerance.random`): bit-exact against a backend that declares
 //!   the reference's bit layout, statistical tests at stated false-alarm rates otherwise;
+//! - [`distributions`]: samples of `rng` (`tolerance.random: uniform | normal`), every backend's
+//!   judged against the distribution (support, Kolmogorov–Smirnov or χ², serial correlation);
 //! - [`fused`]: a backend that contracts a multiply feeding an add or subtract into one fused
 //!   multiply-add, one named class (applied where a graph is localized, which sees the pair).
 //!
 //! The error bound of sums (`tolerance.accumulation`) is computed with the reference's term
 //! counts in `check`, and the condition-number widening in `spec::catalog::conditioning`.
 
+pub mod distributions;
 pub mod error_bounds;
 pub mod fused;
 pub mod order_set;

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 /// The difference classes given a bar of their own, in display order (a class missing here but
 /// present in a histogram is drawn after them).
-pub const NON_ULP_CLASSES: [DiffClass; 7] = [
+pub const NON_ULP_CLASSES: [DiffClass; 8] = [
     DiffClass::Nan,
     DiffClass::ZeroSign,
     DiffClass::SubnormalFlush,
@@ -17,6 +17,7 @@ pub const NON_ULP_CLASSES: [DiffClass; 7] = [
     DiffClass::Shape,
     DiffClass::Overflow,
     DiffClass::Statistical,
+    DiffClass::OutOfRange,
 ];
 
 const SLOT: f64 = 30.0;

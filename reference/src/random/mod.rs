@@ -1,4 +1,5 @@
-//! Random bits (seed 004, RngBitGenerator), computed from the definitions of the algorithms.
+//! Random bits (seed 004, RngBitGenerator), computed from the definitions of the algorithms, and
+//! samples of `rng`'s distributions ([`rng`]: RngUniform, RngNormal).
 //!
 //! - [`threefry`]: Threefry-2x32 with 20 rounds, and [`philox`]: Philox-4x32 with 10 rounds,
 //!   written from Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3"
@@ -11,6 +12,7 @@
 //! position → counter map here is the definition a fast implementation is compared against.
 
 pub mod philox;
+pub mod rng;
 pub mod threefry;
 
 use crate::interpreter::{invalid, Context, Handler};
@@ -21,7 +23,10 @@ use conformance_spec::shape::ArrayShape;
 use conformance_spec::BackendError;
 
 /// Every opcode of the family and its handler (consulted by the interpreter's dispatch).
-pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[(Opcode::RngBitGenerator, rng_bit_generator)];
+pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[
+    (Opcode::RngBitGenerator, rng_bit_generator),
+    (Opcode::Rng, rng::rng),
+];
 
 /// `rng-bit-generator(state)`, `algorithm=`: the tuple (new state, data) in the layouts of the
 /// instruction's shape.

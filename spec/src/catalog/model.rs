@@ -182,6 +182,8 @@ pub enum Signature {
     // entry is that of the generated data.
     /// `rng-bit-generator(state), algorithm`: a tuple of the new state and the data.
     RngBitGenerator,
+    /// `rng(a, b), distribution`: a sample of the uniform or normal distribution.
+    Rng,
 }
 
 impl Signature {
@@ -369,6 +371,12 @@ pub enum RandomCheck {
     /// (frequency of ones per bit position, and of byte values), each at a stated false-alarm
     /// rate.
     Bits,
+    /// `rng` with `rng_uniform`: the support `[a, b)`, then Kolmogorov–Smirnov (floats) or χ² of
+    /// the values (integers) and the serial correlation of neighbours.
+    Uniform,
+    /// `rng` with `rng_normal`: no NaN, then Kolmogorov–Smirnov against `Φ((x − μ)/σ)` and the
+    /// serial correlation of neighbours.
+    Normal,
 }
 
 /// A normwise error bound from the error analysis of an algorithm class, per result element:

@@ -46,10 +46,11 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
         .or_else(|| random_rules(opcode))
 }
 
-/// Random numbers (seed 004: RngBitGenerator).
+/// Random numbers (seed 004: RngBitGenerator, RngUniform, RngNormal).
 fn random_rules(opcode: Opcode) -> Option<OpcodeRules> {
     match opcode {
         Opcode::RngBitGenerator => Some(rules(&[Signature::RngBitGenerator], SAME, &["algorithm"])),
+        Opcode::Rng => Some(rules(&[Signature::Rng], SAME, &["distribution"])),
         _ => None,
     }
 }
@@ -407,6 +408,7 @@ mod tests {
             BatchNormGrad,
             CustomCall,
             RngBitGenerator,
+            Rng,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");

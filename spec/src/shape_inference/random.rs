@@ -6,6 +6,54 @@ use super::{InferenceContext, ShapeInferenceError};
 use crate::random::{bit_generator_output_type, RngAlgorithm};
 use crate::shape::Shape;
 
+/// `rng(a, b)`, `distribution=rng_uniform|rng_normal` (seed 004, RngUniform, RngNormal): `a` and
+/// `b` (or `μ` and `σ`) are scalars of the declared result's element type (context `given`);
+/// uniform takes pred, integer and real floating-point types, normal real floating-point types.
+pub(super) fn rng(r: &Rules, context: &InferenceContext) -> Result<Shape, ShapeInferenceError> {
+    let [a, b] = r.arrays::<2>("2")?;
+    let normal = match r.enum_attr("distribution")? {
+        Some("rng_uniform") => false,
+        Some("rng_normal") => true,
+        _ => {
+            return Err(r.attr_error(
+                "needs `distribution=rng_uniform` or `distribution=rng_normal`".into(),
+            ))
+        }
+    };
+    if a.rank() != 0 || b.rank() != 0 || a.element_type != b.element_type {
+        return Err(r.operand_error(format!(
+            "the parameters must be two scalars of one type, got {a} and {b}"
+        )));
+    }
+    let given = context.given.ok_or(ShapeInferenceError::MissingContext {
+        opcode: r.opcode,
+        what: "the result shape",
+    })?;
+    let Some(out) = given.as_array() else {
+        return Err(r.operand_error(format!("the result must be an array, declared `{given}`")));
+    };
+    let t = out.element_type;
+    if t != a.element_type {
+        return Err(r.operand_error(format!(
+            "the parameters are {}, the result {t}: they must be of the result's type",
+            a.element_type
+        )));
+    }
+    let ok = if normal {
+        t.is_float()
+    } else {
+        t.is_float() || t.is_integer() || t.is_pred()
+    };
+    if !ok {
+        return Err(r.type_error(format!(
+            "rng {} does not take {t}",
+            if normal { "rng_normal" } else { "rng_uniform" }
+        )));
+    }
+    r.types_ok(t, t)?;
+    Ok(Shape::array(t, out.dimensions.clone()))
+}
+
 /// `rng-bit-generator(state)`, `algorithm=`: the declared result (context `given`) must be the
 /// tuple `(state shape, data)` with `state` a `u64[k]` that the algorithm accepts
 /// ([`RngAlgorithm::state_words`]) and `data` an array of 8- to 64-bit integers or floats.

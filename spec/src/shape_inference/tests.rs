@@ -326,8 +326,38 @@ fn tuples_calls_parameters() {
         Ok(x.clone())
     );
     assert_eq!(
-        infer(Opcode::Rng, &[&x], &[]),
-        Err(ShapeInferenceError::Unsupported(Opcode::Rng))
+        infer(Opcode::AllReduce, &[&x], &[]),
+        Err(ShapeInferenceError::Unsupported(Opcode::AllReduce))
+    );
+}
+
+#[test]
+fn rng_takes_two_scalars_of_the_declared_type() {
+    let s = Shape::array(ElementType::F32, vec![]);
+    let i = Shape::array(ElementType::S32, vec![]);
+    let out = Shape::array(ElementType::F32, vec![3, 4]);
+    let dist = |d: &str| {
+        vec![Attribute {
+            name: "distribution".into(),
+            value: AttrValue::Enum(d.into()),
+        }]
+    };
+    let given = InferenceContext::from_declared(&out);
+    assert_eq!(
+        infer_shape_in(Opcode::Rng, &[&s, &s], &dist("rng_normal"), &given),
+        Ok(out.clone())
+    );
+    // Parameters of another type, a vector parameter, no distribution, a normal integer.
+    assert!(infer_shape_in(Opcode::Rng, &[&i, &i], &dist("rng_uniform"), &given).is_err());
+    let v = Shape::array(ElementType::F32, vec![2]);
+    assert!(infer_shape_in(Opcode::Rng, &[&v, &s], &dist("rng_uniform"), &given).is_err());
+    assert!(infer_shape_in(Opcode::Rng, &[&s, &s], &[], &given).is_err());
+    let ints = Shape::array(ElementType::S32, vec![5]);
+    let given = InferenceContext::from_declared(&ints);
+    assert!(infer_shape_in(Opcode::Rng, &[&i, &i], &dist("rng_normal"), &given).is_err());
+    assert_eq!(
+        infer_shape_in(Opcode::Rng, &[&i, &i], &dist("rng_uniform"), &given),
+        Ok(ints)
     );
 }
 

@@ -49,6 +49,8 @@ pub const COMPLEX_POWER_ZERO_BASE: &str = "complex-power-zero-base";
 pub const POLYGAMMA_NONPOSITIVE_X: &str = "polygamma-nonpositive-x";
 /// CHLO `zeta(s, q)` with s < 1 or q ≤ 0 (outside the defining series' domain).
 pub const ZETA_OUTSIDE_SERIES: &str = "zeta-outside-series";
+/// `rng` with `b ≤ a` (uniform), a NaN or infinite parameter, or `σ ≤ 0` (normal).
+pub const RNG_UNDEFINED_PARAMETERS: &str = "rng-undefined-parameters";
 // The numerical family's masks select whole blocks (a transform, a matrix, a feature): the exact
 // reference decides them with the error-bound ingredients (`conformance_reference::error_scales`,
 // `ErrorScale::masked`), not [`mask_applies`] on one element's operands.
@@ -202,6 +204,14 @@ pub const MASK_INFO: &[MaskInfo] = &[
                  convention, not the analytic continuation",
     },
     MaskInfo {
+        name: RNG_UNDEFINED_PARAMETERS,
+        opcodes: &[Opcode::Rng],
+        description: "every element of an rng whose interval is empty (b <= a), whose parameters are not finite, or whose sigma is not positive",
+        source: "seed 004, RngUniform: \"if b <= a the result is implementation-defined\"; a \
+                 distribution with a NaN or infinite parameter, or a normal one with sigma <= 0, \
+                 is not a distribution",
+    },
+    MaskInfo {
         name: FFT_NON_FINITE_BLOCK,
         opcodes: &[Opcode::Fft],
         description: "every element of a transform (the fft_length block of one batch index) \
@@ -292,6 +302,7 @@ pub const MASKS: &[&str] = &[
     COMPLEX_NONFINITE_OPERAND,
     POLYGAMMA_NONPOSITIVE_X,
     ZETA_OUTSIDE_SERIES,
+    RNG_UNDEFINED_PARAMETERS,
     FFT_NON_FINITE_BLOCK,
     CHOLESKY_OTHER_TRIANGLE,
     CHOLESKY_NOT_POSITIVE_DEFINITE,
@@ -431,6 +442,28 @@ pub fn mask_applies(
                 operand(k).and_then(|(ty, bits)| Some(real_format(ty)?.decode(bits as u64)))
             };
             matches!((real(0), real(1)), (Some(s), Some(q)) if s < 1.0 || q <= 0.0)
+        }
+        RNG_UNDEFINED_PARAMETERS => {
+            let normal = attributes.iter().any(|a| {
+                a.name == "distribution"
+                    && matches!(&a.value, AttrValue::Enum(v) | AttrValue::Raw(v) if v == "rng_normal")
+            });
+            let (Some((ty, a)), Some((_, b))) = (operand(0), operand(1)) else {
+                return false;
+            };
+            match real_format(ty) {
+                Some(f) => {
+                    let (a, b) = (f.decode(a as u64), f.decode(b as u64));
+                    !(a.is_finite() && b.is_finite()) || if normal { b <= 0.0 } else { b <= a }
+                }
+                None => match (
+                    ty.integer_from_bits(a as u64),
+                    ty.integer_from_bits(b as u64),
+                ) {
+                    (Some(a), Some(b)) => normal || b <= a,
+                    _ => false,
+                },
+            }
         }
         COMPLEX_POWER_ZERO_BASE => operand(0)
             .and_then(|(ty, bits)| complex_components(ty, bits))

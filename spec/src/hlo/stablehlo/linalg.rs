@@ -32,7 +32,9 @@ pub(crate) fn f32_literal(v: f32) -> String {
 /// - `batch-norm-*(...), epsilon=e, feature_index=f` → `stablehlo.batch_norm_*` (`epsilon` an
 ///   f32 attribute, `feature_index` an i64 attribute; several results for training and grad);
 /// - `rng-bit-generator(s), algorithm=rng_x` → `stablehlo.rng_bit_generator` (`rng_algorithm =
-///   #stablehlo<rng_algorithm X>`, two results).
+///   #stablehlo<rng_algorithm X>`, two results);
+/// - `rng(a, b), distribution=rng_x` → a `stablehlo.constant` of the result's dimensions and
+///   `stablehlo.rng(a, b, shape)` (`rng_distribution = #stablehlo<rng_distribution X>`).
 ///
 /// Errors: a missing or malformed attribute, a tuple operand.
 pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
@@ -104,6 +106,45 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
             )
         }
         Opcode::CustomCall => custom_call(e, at, &operands),
+        Opcode::Rng => {
+            let distribution = match instr.attr_enum("distribution") {
+                Some("rng_uniform") => "UNIFORM",
+                Some("rng_normal") => "NORMAL",
+                _ => return Err(at.error("missing `distribution=` (rng_uniform or rng_normal)")),
+            };
+            let dims = instr
+                .shape
+                .as_array()
+                .ok_or_else(|| at.error("rng's result must be an array"))?
+                .dimensions
+                .clone();
+            // The result shape as the operand StableHLO wants: a constant i64 vector.
+            let items: Vec<String> = dims.iter().map(i64::to_string).collect();
+            let value = if dims.is_empty() {
+                "dense<> : tensor<0xi64>".to_string()
+            } else {
+                format!("dense<[{}]> : tensor<{}xi64>", items.join(", "), dims.len())
+            };
+            let shape = e.op(
+                "stablehlo.constant",
+                &[],
+                &[("value", value)],
+                &[],
+                &[format!("tensor<{}xi64>", dims.len())],
+            );
+            let mut all = operands.clone();
+            all.extend(shape.iter());
+            e.op_shaped(
+                instr,
+                "stablehlo.rng",
+                &all,
+                &[(
+                    "rng_distribution",
+                    format!("#stablehlo<rng_distribution {distribution}>"),
+                )],
+                &[],
+            )
+        }
         Opcode::RngBitGenerator => {
             let algorithm =
                 crate::random::RngAlgorithm::of(&instr.attributes).map_err(|m| at.error(m))?;

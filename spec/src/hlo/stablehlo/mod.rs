@@ -426,6 +426,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | BatchNormGrad
                 | CustomCall
                 | RngBitGenerator
+                | Rng
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -447,7 +448,7 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 regions::emit(self, at, ops)
             }
             Fft | Cholesky | TriangularSolve | BatchNormTraining | BatchNormInference
-            | BatchNormGrad | CustomCall | RngBitGenerator => linalg::emit(self, at, ops),
+            | BatchNormGrad | CustomCall | RngBitGenerator | Rng => linalg::emit(self, at, ops),
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -685,6 +686,7 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         GetTupleElement => &["index"],
         Fft => &["fft_type", "fft_length"],
         RngBitGenerator => &["algorithm"],
+        Rng => &["distribution"],
         Cholesky => &["lower"],
         TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
         BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],

@@ -95,14 +95,17 @@ ENTRY e {
     )
     .unwrap();
     // An opcode without a StableHLO form here.
-    module.computations[0].instructions[1].opcode = crate::hlo::Opcode::Rng;
+    module.computations[0].instructions[1].opcode = crate::hlo::Opcode::ReplicaId;
     let e = print_stablehlo(&module).unwrap_err();
     let StablehloError::Unsupported {
         instruction,
         reason,
     } = &e;
-    assert_eq!(instruction, "%r (rng)");
-    assert!(reason.contains("no StableHLO form for `rng`"), "{reason}");
+    assert_eq!(instruction, "%r (replica-id)");
+    assert!(
+        reason.contains("no StableHLO form for `replica-id`"),
+        "{reason}"
+    );
 }
 
 #[test]

@@ -22,6 +22,7 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> Option<LResult<
         "stablehlo.batch_norm_grad" => batch_norm(l, s, op, Opcode::BatchNormGrad, 5, 3),
         "stablehlo.custom_call" => custom_call(l, s, op),
         "stablehlo.rng_bit_generator" => rng_bit_generator(l, s, op),
+        "stablehlo.rng" => rng(l, s, op),
         _ => return None,
     })
 }
@@ -299,4 +300,29 @@ fn rng_bit_generator(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bi
         op.pos,
     )?;
     Ok(elements(i, 2, &base))
+}
+
+/// `stablehlo.rng(a, b, shape)` (seed 004, RngUniform, RngNormal): `rng(a, b)` with
+/// `distribution=rng_uniform|rng_normal`; the result type gives the shape (the `shape` operand,
+/// a constant in static programs, is not kept as an operand). Errors: a missing or unknown
+/// `rng_distribution`, operands other than three.
+fn rng(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Binding>> {
+    l.check_attributes(op, &["rng_distribution"])?;
+    let operands = operands_n(l, s, op, 3)?;
+    let distribution = match op.attr("rng_distribution") {
+        Some(Attr::Enum(_, v)) if v == "UNIFORM" => "rng_uniform",
+        Some(Attr::Enum(_, v)) if v == "NORMAL" => "rng_normal",
+        _ => return Err(l.err(
+            op.attr_pos("rng_distribution"),
+            "`stablehlo.rng` needs `rng_distribution` #stablehlo<rng_distribution UNIFORM|NORMAL>",
+        )),
+    };
+    single(
+        l,
+        s,
+        op,
+        Opcode::Rng,
+        operands[..2].to_vec(),
+        vec![attr("distribution", AttrValue::Enum(distribution.into()))],
+    )
 }

@@ -30,7 +30,6 @@ pub(crate) type LResult<T> = Result<T, StablehloParseError>;
 /// Why operation `name` cannot be read: unknown, or without a translation to the IR.
 pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
-        "stablehlo.rng",
         "stablehlo.all_gather",
         "stablehlo.all_reduce",
         "stablehlo.all_to_all",

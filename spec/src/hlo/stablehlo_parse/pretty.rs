@@ -220,6 +220,23 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             keyword_list(c, op, "length", "fft_length")?;
             functional(c, op)
         }
+        "rng" => {
+            // `stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (types) -> result`
+            op.operands = uses(c, 3)?;
+            c.expect_punct(',', "after the operands of `rng`")?;
+            let at = c.expect_keyword("distribution", "")?.start;
+            c.expect_punct('=', "after `distribution`")?;
+            let t = c.next()?;
+            let Tok::Ident(kind) = &t.tok else {
+                return Err(c.unexpected(&t, "a distribution (`UNIFORM`, `NORMAL`)"));
+            };
+            op.attrs.push((
+                "rng_distribution".into(),
+                Attr::Enum("rng_distribution".into(), kind.clone()),
+                at,
+            ));
+            functional(c, op)
+        }
         "rng_bit_generator" => {
             // `stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (t) -> (t, r)`
             op.operands = vec![parse_use(c)?];
