@@ -161,18 +161,11 @@ pub fn check(
                     ) =>
                 {
                     let law = rng_law(op, module, args, *reference);
-                    let c = crate::oracles::distributions::judge(law, &expected, &got);
-                    BackendOutcome {
-                        backend: b.name().to_string(),
-                        verdict: if c.agrees() {
-                            Verdict::Pass
-                        } else {
-                            Verdict::Fail
-                        },
-                        comparison: Some(c),
-                        error: None,
+                    judged(
+                        *b,
+                        crate::oracles::distributions::judge(law, &expected, &got),
                         micros,
-                    }
+                    )
                 }
                 // Random bits of another layout: judged by shapes and statistics
                 // (crate::oracles::random).
@@ -180,18 +173,11 @@ pub fn check(
                     if op.tolerance.random == Some(RandomCheck::Bits)
                         && !crate::oracles::random::same_layout(*reference, *b) =>
                 {
-                    let c = crate::oracles::random::judge_bits(&expected, &got);
-                    BackendOutcome {
-                        backend: b.name().to_string(),
-                        verdict: if c.agrees() {
-                            Verdict::Pass
-                        } else {
-                            Verdict::Fail
-                        },
-                        comparison: Some(c),
-                        error: None,
+                    judged(
+                        *b,
+                        crate::oracles::random::judge_bits(&expected, &got),
                         micros,
-                    }
+                    )
                 }
                 Ok(got) => {
                     let flushing = b.capabilities().subnormals == SubnormalMode::Flush;
@@ -465,6 +451,21 @@ fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> Op
         .map(|&d| input.dimensions().get(d as usize).copied().unwrap_or(0))
         .collect();
     crate::conv_zeros::zeros_meet_non_finite(root, kernel, &spatial)
+}
+
+/// The outcome of a backend whose result a tolerance model judged into `c`.
+fn judged(b: &dyn Backend, c: Comparison, micros: u64) -> BackendOutcome {
+    BackendOutcome {
+        backend: b.name().to_string(),
+        verdict: if c.agrees() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        },
+        comparison: Some(c),
+        error: None,
+        micros,
+    }
 }
 
 /// The distribution of an `rng` root from its parameters (computed by `reference`); `None` when
