@@ -317,6 +317,16 @@ fn generated_modules_round_trip_through_stablehlo_text() {
             }
         };
         checked += 1;
+        if name.starts_with("rng-UNIFORM") || name.starts_with("rng-NORMAL") {
+            // A sample, not a function of the program: the reference seeds each rng by its
+            // instruction's name, which reading renames. The round trip must keep the
+            // distribution, its parameters and the shape, which the module texts show.
+            let again = print_stablehlo(&parsed).map_err(|e| e.to_string());
+            if again.as_deref() != Ok(text.as_str()) {
+                failures.push(format!("{name}: printed differently after reading:\n{text}"));
+            }
+            continue;
+        }
         let exact = reference.execute(module, args).ok();
         for b in backends {
             if let Some(d) = round_trip_difference(b, module, &parsed, args, exact.as_ref()) {
