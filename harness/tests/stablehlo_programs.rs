@@ -323,7 +323,9 @@ fn generated_modules_round_trip_through_stablehlo_text() {
             // distribution, its parameters and the shape, which the module texts show.
             let again = print_stablehlo(&parsed).map_err(|e| e.to_string());
             if again.as_deref() != Ok(text.as_str()) {
-                failures.push(format!("{name}: printed differently after reading:\n{text}"));
+                failures.push(format!(
+                    "{name}: printed differently after reading:\n{text}"
+                ));
             }
             continue;
         }
