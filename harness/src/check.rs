@@ -227,17 +227,7 @@ pub fn check(
                     if !c.agrees() {
                         annotate_inputs(&mut c, module, args, *reference);
                     }
-                    BackendOutcome {
-                        backend: b.name().to_string(),
-                        verdict: if c.agrees() {
-                            Verdict::Pass
-                        } else {
-                            Verdict::Fail
-                        },
-                        comparison: Some(c),
-                        error: None,
-                        micros,
-                    }
+                    judged(*b, c, micros)
                 }
                 Err(e) => BackendOutcome {
                     backend: b.name().to_string(),
@@ -453,7 +443,8 @@ fn convolution_zeros_meet_non_finite(module: &HloModule, args: &[Literal]) -> Op
     crate::conv_zeros::zeros_meet_non_finite(root, kernel, &spatial)
 }
 
-/// The outcome of a backend whose result a tolerance model judged into `c`.
+/// The outcome of a backend whose result was judged into `c` (by the comparison or a tolerance
+/// model).
 fn judged(b: &dyn Backend, c: Comparison, micros: u64) -> BackendOutcome {
     BackendOutcome {
         backend: b.name().to_string(),
