@@ -20,6 +20,7 @@ use crate::op_context::Ctx;
 use crate::parallel::Exec;
 use crate::value::Value;
 use crate::Fast;
+use conformance_spec::collective::{self, Device, DeviceGrid};
 use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::{BackendError, HloModule, Literal, Opcode, Shape};
@@ -27,11 +28,27 @@ use conformance_spec::{BackendError, HloModule, Literal, Opcode, Shape};
 /// Nesting limit of `call`s (a module that calls itself is invalid HLO).
 const MAX_CALL_DEPTH: usize = 64;
 
-/// Runs the module's entry computation on `args` (one literal per parameter, any layout).
+/// Runs the module's entry computation on `args` (one literal per parameter, any layout; for a
+/// module of several devices each device's arguments in turn, each device on its own thread,
+/// the result the tuple of the devices' results: `conformance_spec::collective`).
 pub(crate) fn execute(
     fast: &Fast,
     module: &HloModule,
     args: &[Literal],
+) -> Result<Literal, BackendError> {
+    let grid = DeviceGrid::of(module)?;
+    let per_device = collective::split_arguments(grid, args)?;
+    collective::run_devices(grid, |device| {
+        execute_device(fast, module, per_device[device.id], device)
+    })
+}
+
+/// Runs the entry computation on one device.
+fn execute_device(
+    fast: &Fast,
+    module: &HloModule,
+    args: &[Literal],
+    device: Device<'_>,
 ) -> Result<Literal, BackendError> {
     let exec = Exec {
         compiled_loops: fast.compiled_loops(),
@@ -64,7 +81,7 @@ pub(crate) fn execute(
         })?;
     }
     let args: Vec<Value<'_>> = args.iter().map(Value::borrow).collect();
-    run(module, entry, args, exec, 0)?.into_literal()
+    run(module, entry, args, exec, 0, device)?.into_literal()
 }
 
 /// Checks an argument's shape against a parameter's: same element types and dimensions, any layout.
@@ -96,6 +113,7 @@ fn run<'a>(
     args: Vec<Value<'a>>,
     exec: Exec,
     depth: usize,
+    device: Device<'_>,
 ) -> Result<Value<'a>, BackendError> {
     let n = comp.instructions.len();
     if comp.root >= n {
@@ -139,7 +157,7 @@ fn run<'a>(
                 BackendError::Failure(format!("value #{o} was freed before its use"))
             })?);
         }
-        let value = eval_instruction(module, instr, operands, exec, depth)
+        let value = eval_instruction(module, instr, operands, exec, depth, device)
             .map_err(|e| with_context(e, comp, instr))?;
         values[i] = Some(value);
     }
@@ -283,6 +301,7 @@ fn eval_logical<'a>(
     operands: Vec<Value<'a>>,
     exec: Exec,
     depth: usize,
+    device: Device<'_>,
 ) -> Result<Value<'a>, BackendError> {
     let shapes = operands
         .iter()
@@ -318,7 +337,7 @@ fn eval_logical<'a>(
             _ => Err(BackendError::Failure("operands were checked above".into())),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let logical = eval_instruction(module, &form.instruction, blocks, exec, depth)?;
+    let logical = eval_instruction(module, &form.instruction, blocks, exec, depth, device)?;
     embed(logical, &instr.shape, exec)
 }
 
@@ -359,9 +378,10 @@ fn eval_instruction<'a>(
     owned: Vec<Value<'a>>,
     exec: Exec,
     depth: usize,
+    device: Device<'_>,
 ) -> Result<Value<'a>, BackendError> {
     if has_runtime_sizes(instr, &owned) {
-        return eval_logical(module, instr, owned, exec, depth);
+        return eval_logical(module, instr, owned, exec, depth, device);
     }
     // The families that take their operands by value and may call computations.
     let family: Option<fn(Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>> =
@@ -371,6 +391,8 @@ fn eval_instruction<'a>(
             Some(contraction::evaluate)
         } else if control_flow::is_control_flow(instr.opcode) {
             Some(control_flow::evaluate)
+        } else if crate::collective::is_collective(instr.opcode) {
+            Some(crate::collective::evaluate)
         } else {
             None
         };
@@ -380,9 +402,10 @@ fn eval_instruction<'a>(
                 "calls nested deeper than {MAX_CALL_DEPTH} (recursive call?)"
             )));
         }
-        let call = |c: &'a HloComputation, a: Vec<Value<'a>>| run(module, c, a, exec, depth + 1);
+        let call =
+            |c: &'a HloComputation, a: Vec<Value<'a>>| run(module, c, a, exec, depth + 1, device);
         let eval = |i: &'a HloInstruction, a: Vec<Value<'a>>| {
-            eval_instruction(module, i, a, exec, depth + 1)
+            eval_instruction(module, i, a, exec, depth + 1, device)
         };
         let v = evaluate(Ctx {
             module,
@@ -391,6 +414,7 @@ fn eval_instruction<'a>(
             exec,
             call: &call,
             eval: &eval,
+            device,
         })?;
         return conform(v, &instr.shape, exec);
     }
@@ -416,7 +440,7 @@ fn eval_instruction<'a>(
                 callee.parameters().len()
             )));
         }
-        let v = run(module, callee, owned, exec, depth + 1)?;
+        let v = run(module, callee, owned, exec, depth + 1, device)?;
         return conform(v, &instr.shape, exec);
     }
     let operands: Vec<&Value<'a>> = owned.iter().collect();

@@ -50,6 +50,7 @@ compile_error!("conformance-fast reads literal buffers (little-endian) in place:
 
 mod alloc;
 mod buffer;
+pub(crate) mod collective;
 pub(crate) mod contraction;
 pub(crate) mod control_flow;
 pub(crate) mod data_movement;
@@ -257,6 +258,13 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::CustomCall,
     // Random bits and samples (random).
     Opcode::RngBitGenerator,
+    Opcode::AllReduce,
+    Opcode::AllGather,
+    Opcode::AllToAll,
+    Opcode::CollectivePermute,
+    Opcode::ReduceScatter,
+    Opcode::ReplicaId,
+    Opcode::PartitionId,
     Opcode::Rng,
 ];
 
@@ -272,6 +280,7 @@ impl Backend for Fast {
             any_layout: true,
             subnormals: SubnormalMode::Preserve,
             rng_bit_layout: Some(conformance_spec::random::XLA_LAYOUT.to_string()),
+            devices: conformance_spec::collective::MAX_DEVICES,
         }
     }
 

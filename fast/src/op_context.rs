@@ -29,6 +29,8 @@ pub(crate) struct Ctx<'c, 'a> {
     pub(crate) exec: Exec,
     pub(crate) call: CallFn<'c, 'a>,
     pub(crate) eval: EvalFn<'c, 'a>,
+    /// The device the instruction runs on (collectives meet their group through it).
+    pub(crate) device: conformance_spec::collective::Device<'c>,
 }
 
 impl Ctx<'_, '_> {

@@ -652,7 +652,7 @@ fn errors_are_reported_not_panics() {
     );
     // An opcode the fast backend does not implement.
     let m = single_op(
-        Opcode::AllReduce,
+        Opcode::Infeed,
         std::slice::from_ref(&f),
         f.clone(),
         vec![],

@@ -364,7 +364,7 @@ fn accumulation_allowances(
         return vec![];
     };
     let root = &module.entry_computation().root_instruction().shape;
-    let leaves: Vec<ElementType> = match root {
+    let one: Vec<ElementType> = match root {
         Shape::Array(a) => vec![a.element_type],
         Shape::Tuple(parts) => parts
             .iter()
@@ -372,6 +372,9 @@ fn accumulation_allowances(
             .collect(),
         Shape::Token => vec![],
     };
+    // A module of several devices: each device's leaves in turn.
+    let devices = conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let leaves: Vec<ElementType> = (0..devices).flat_map(|_| one.iter().copied()).collect();
     bounds
         .iter()
         .zip(leaves)

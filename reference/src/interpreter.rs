@@ -16,6 +16,7 @@ use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
 use crate::linalg;
+use conformance_spec::collective::{self, Device, DeviceGrid};
 use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
@@ -27,11 +28,13 @@ use conformance_spec::BackendError;
 const MAX_CALL_DEPTH: usize = 64;
 
 /// What an instruction handler may need beyond its operands: the module (to find called
-/// computations), the arguments of the computation being evaluated, and the call depth.
+/// computations), the arguments of the computation being evaluated, the call depth, and the
+/// device it runs on (collectives meet their group through it).
 pub(crate) struct Context<'a> {
     pub(crate) module: &'a HloModule,
     pub(crate) args: &'a [Literal],
     pub(crate) depth: usize,
+    pub(crate) device: Device<'a>,
 }
 
 /// An instruction handler: the instruction and its evaluated operands to the result value (in the
@@ -91,17 +94,21 @@ pub fn opcodes() -> Vec<Opcode> {
     ops.extend(control_flow::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(linalg::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(crate::random::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(crate::collective::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
 }
 
-/// Runs the entry computation of `module` on `args` (one literal per parameter, any layout).
+/// Runs the entry computation of `module` on `args` (one literal per parameter, any layout; for
+/// a module of several devices, each device's arguments in turn, and the result is the tuple of
+/// the devices' results: `conformance_spec::collective`). Each device runs on its own thread.
 ///
 /// Errors: [`BackendError::Invalid`] for a wrong argument count, an argument whose element type or
 /// dimensions differ from its parameter's, an operand used before its definition, a malformed
-/// instruction or shape; [`BackendError::Unsupported`] naming an opcode or element type the
-/// reference does not implement.
+/// instruction or shape, a bad device grid; [`BackendError::Unsupported`] naming an opcode or
+/// element type the reference does not implement; [`BackendError::Failure`] for a deadlock
+/// between devices.
 pub fn execute(module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
     let Some(entry) = module.computations.get(module.entry) else {
         return invalid(format!(
@@ -111,14 +118,19 @@ pub fn execute(module: &HloModule, args: &[Literal]) -> Result<Literal, BackendE
             module.computations.len()
         ));
     };
-    evaluate(
-        &Context {
-            module,
-            args,
-            depth: 0,
-        },
-        entry,
-    )
+    let grid = DeviceGrid::of(module)?;
+    let per_device = collective::split_arguments(grid, args)?;
+    collective::run_devices(grid, |device| {
+        evaluate(
+            &Context {
+                module,
+                args: per_device[device.id],
+                depth: 0,
+                device,
+            },
+            entry,
+        )
+    })
 }
 
 /// Checks arguments against the computation's parameters (element type and dimensions; layouts
@@ -317,6 +329,7 @@ fn eval_instruction(
         .chain(control_flow::HANDLERS)
         .chain(linalg::HANDLERS)
         .chain(crate::random::HANDLERS)
+        .chain(crate::collective::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);
@@ -503,16 +516,37 @@ pub(crate) fn call_computation(
         module: ctx.module,
         args,
         depth: ctx.depth + 1,
+        device: ctx.device,
     };
     evaluate(&inner, callee)
 }
 
 /// The values of the entry root's operands: the entry computation evaluated with a `tuple` of
 /// those operands as its root.
+///
+/// Errors: those of [`execute`]; [`BackendError::Unsupported`] for a module of several devices
+/// (see [`root_operands_per_device`]).
 pub(crate) fn root_operands(
     module: &HloModule,
     args: &[Literal],
 ) -> Result<Vec<Literal>, BackendError> {
+    if DeviceGrid::of(module)?.devices() > 1 {
+        return Err(BackendError::Unsupported(
+            "the root operands of a module of several devices are per device".into(),
+        ));
+    }
+    let mut per_device = root_operands_per_device(module, args)?;
+    Ok(per_device.remove(0))
+}
+
+/// Per device, the values of the entry root's operands (see [`root_operands`]).
+///
+/// Errors: those of [`execute`].
+pub(crate) fn root_operands_per_device(
+    module: &HloModule,
+    args: &[Literal],
+) -> Result<Vec<Vec<Literal>>, BackendError> {
+    let devices = DeviceGrid::of(module)?.devices();
     let mut m = module.clone();
     let entry = &mut m.computations[module.entry];
     let root = &entry.instructions[entry.root];
@@ -538,8 +572,12 @@ pub(crate) fn root_operands(
     };
     entry.instructions.push(gather);
     entry.root = entry.instructions.len() - 1;
-    match execute(&m, args)? {
+    let tuple = |l: Literal| match l {
         Literal::Tuple(items) => Ok(items),
         other => invalid(format!("root operands evaluated to {}", other.shape())),
+    };
+    match execute(&m, args)? {
+        Literal::Tuple(items) if devices > 1 => items.into_iter().map(tuple).collect(),
+        one => Ok(vec![tuple(one)?]),
     }
 }

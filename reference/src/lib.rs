@@ -20,6 +20,9 @@
 //!   ingredients (`n`, κ, scale, masked) of `docs/linalg-semantics.md`.
 //! - [`random`] computes `rng-bit-generator` from the definitions of Threefry-2x32 and
 //!   Philox-4x32 (checked against their known-answer vectors) under XLA's counter layout.
+//! - [`collective`] runs `all-reduce`, `all-gather`, `all-to-all`, `collective-permute`,
+//!   `reduce-scatter`, `replica-id` and `partition-id` over a module's devices (one thread each,
+//!   meeting at a rendezvous; sums exact and rounded once, other reducers in group order).
 //! - [`control_flow`] runs `while` (stopping after `max_while_iterations` trips), `conditional`,
 //!   `map`, `sort` (a stable merge sort under any comparator computation, evaluated exactly;
 //!   [`control_flow::sort::Comparator`] lets the harness ask it about other results), `topk` and
@@ -32,6 +35,7 @@
 //! - [`round`] is "round an MPFR value into a format"; [`ziv`] encloses composite functions
 //!   until their bounds round to one value.
 
+pub mod collective;
 pub mod contraction;
 pub mod control_flow;
 pub mod data_movement;
@@ -69,6 +73,7 @@ impl Backend for Reference {
             any_layout: true,
             subnormals: SubnormalMode::Preserve,
             rng_bit_layout: Some(conformance_spec::random::XLA_LAYOUT.to_string()),
+            devices: conformance_spec::collective::MAX_DEVICES,
         }
     }
 

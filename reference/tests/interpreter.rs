@@ -356,13 +356,13 @@ fn unsupported_opcodes_are_named() {
     );
     let m = single_op_module(
         &[array_shape(F32, &[2, 2])],
-        instr("d", Opcode::AllReduce, array_shape(F32, &[2, 2]), vec![]),
+        instr("d", Opcode::Infeed, array_shape(F32, &[2, 2]), vec![]),
     );
     let e = Reference
         .execute(&m, &[f32_array(&[2, 2], &[1.; 4]).into()])
         .unwrap_err();
     assert!(
-        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`all-reduce`") && msg.contains("`d`")),
+        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`infeed`") && msg.contains("`d`")),
         "{e}"
     );
     let m = single_op_module(
@@ -399,7 +399,8 @@ fn capabilities() {
     }
     assert!(c.opcodes.contains(&Opcode::Dot));
     assert!(c.opcodes.contains(&Opcode::Cholesky) && c.opcodes.contains(&Opcode::Fft));
-    assert!(!c.opcodes.contains(&Opcode::AllReduce));
+    assert!(c.opcodes.contains(&Opcode::AllReduce) && c.opcodes.contains(&Opcode::ReplicaId));
+    assert!(!c.opcodes.contains(&Opcode::Infeed));
     for op in [
         Opcode::While,
         Opcode::Conditional,

@@ -28,6 +28,9 @@ pub struct Capabilities {
     /// [`crate::random::XLA_LAYOUT`] for the backends built here and XLA), `None` when it
     /// declares none: its random bits are then judged statistically, not bit for bit.
     pub rng_bit_layout: Option<String>,
+    /// The most devices (`replica_count × num_partitions`, `conformance_spec::collective`) a
+    /// module it runs may have; 1 when it runs one-device modules only.
+    pub devices: usize,
 }
 
 /// Why a backend could not produce a result.

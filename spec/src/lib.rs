@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod catalog;
+pub mod collective;
 pub mod custom_call;
 pub mod dynamic_dimensions;
 pub mod element_type;

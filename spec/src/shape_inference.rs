@@ -20,6 +20,7 @@
 //! convolution, reduce, reduce-window, select-and-scatter), `linalg` (fft, cholesky,
 //! triangular-solve, batch norm).
 
+mod collective;
 pub mod contraction;
 mod control_flow;
 pub mod elementwise;
@@ -224,6 +225,12 @@ pub fn infer_shape_in(
         CustomCall => linalg::custom_call(&r),
         RngBitGenerator => random::rng_bit_generator(&r, context),
         Rng => random::rng(&r, context),
+        AllReduce => collective::all_reduce(&r, context),
+        AllGather => collective::all_gather(&r, context),
+        ReduceScatter => collective::reduce_scatter(&r, context),
+        AllToAll => collective::all_to_all(&r),
+        CollectivePermute => collective::collective_permute(&r),
+        ReplicaId | PartitionId => collective::device_id(&r),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

@@ -91,7 +91,8 @@ fn builtin_catalog_loads_its_families() {
             "chlo",
             "linalg",
             "lapack",
-            "random"
+            "random",
+            "collective"
         ]
     );
     assert_eq!(c.family_of("add"), Some("elementwise"));
@@ -113,7 +114,8 @@ fn builtin_catalog_loads_its_families() {
             + c.ops_of_family("chlo").count()
             + c.ops_of_family("linalg").count()
             + c.ops_of_family("lapack").count()
-            + c.ops_of_family("random").count(),
+            + c.ops_of_family("random").count()
+            + c.ops_of_family("collective").count(),
         c.ops().len()
     );
     let loc = c.location_of("add").expect("add has a location");
@@ -417,8 +419,12 @@ fn examples_parse_and_match_their_entry() {
             let m =
                 parse_module(&ex.hlo).unwrap_or_else(|err| panic!("{} {}: {err}", e.id, ex.name));
             let entry = m.entry_computation();
+            // A module of several devices takes each device's inputs in turn.
+            let devices = conformance_spec::collective::DeviceGrid::of(&m)
+                .unwrap()
+                .devices();
             assert_eq!(
-                entry.parameters().len(),
+                entry.parameters().len() * devices,
                 ex.inputs.len(),
                 "{} {}",
                 e.id,

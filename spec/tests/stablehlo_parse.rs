@@ -623,9 +623,14 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "unknown operation `stablehlo.frobnicate`",
     ),
     (
-        "func.func @main() -> tensor<ui32> {\n  %0 = \"stablehlo.replica_id\"() : () -> tensor<ui32>\n  return %0 : tensor<ui32>\n}",
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = \"stablehlo.collective_broadcast\"(%a) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}",
         "2:8:",
-        "`stablehlo.replica_id` has no translation",
+        "`stablehlo.collective_broadcast` has no translation",
+    ),
+    (
+        "module attributes {mhlo.num_replicas = 2 : i32} {\nfunc.func @main(%a: tensor<2xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.all_gather\"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[0, 1]> : tensor<2xi64>} : (tensor<2xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n}",
+        "3:",
+        "`replica_groups` expects a dense i64 tensor of shape N×M",
     ),
     (
         "func.func @main(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<1xi64>) -> tensor<4xf32> {\n  %0 = \"stablehlo.rng\"(%a, %b, %c) {rng_distribution = #stablehlo<rng_distribution POISSON>} : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
@@ -1119,6 +1124,26 @@ ENTRY e {
   cl = (f32[2], f32[2]) call(c3), to_apply=pair
   ob = (f32[2], f32[2]) opt-barrier(cl)
   ROOT o = f32[2] get-tuple-element(ob), index=1
+}",
+    ),
+    (
+        "collectives",
+        "HloModule m, replica_count=4, num_partitions=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,6] parameter(0)
+  ar = f32[4,6] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=sum
+  ag = f32[4,12] all-gather(ar), dimensions={1}, replica_groups={{0,2},{1,3}}
+  rs = f32[4,6] reduce-scatter(ag), dimensions={1}, channel_id=3, replica_groups={{0,1},{2,3},{4,5},{6,7}}, use_global_device_ids=true, to_apply=sum
+  aa = f32[4,6] all-to-all(rs), dimensions={0}, replica_groups={{0,1,2,3}}
+  cp = f32[4,6] collective-permute(aa), channel_id=5, source_target_pairs={{0,1},{1,0}}
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ROOT t = (f32[4,6], u32[], u32[]) tuple(cp, r, p)
 }",
     ),
 ];

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""XLA's CPU backend as a conformance worker (docs/protocol.md, protocol version 1).
+"""XLA's CPU backend as a conformance worker (docs/protocol.md, protocol version 2).
 
 Reads execute requests on stdin, compiles each request's `module.stablehlo` text with jaxlib's
 PJRT CPU client, runs it on the request's inputs and writes the outputs on stdout. Standard
@@ -11,7 +11,8 @@ Run with the project's virtualenv (jax, jaxlib, ml_dtypes, numpy):
 
     .venv/bin/python workers/xla/xla_worker.py
 
-Options: `--cache N` executables kept (least recently used evicted; default 256).
+Options: `--cache N` executables kept (least recently used evicted; default 256), `--devices N`
+host devices (default 8): modules of several replicas run on XLA's CPU collectives across them.
 """
 
 import os
@@ -23,6 +24,16 @@ os.dup2(2, 1)
 sys.stdout = sys.stderr
 _FRAMES_OUT = os.fdopen(_FRAME_FD, "wb", buffering=0)
 _FRAMES_IN = sys.stdin.buffer
+
+# Several host devices for modules of several replicas (docs/collectives.md): XLA reads the flag
+# when its CPU client starts, so it is set before jax is imported.
+_DEVICES = 8
+for _k, _a in enumerate(sys.argv):
+    if _a == "--devices" and _k + 1 < len(sys.argv) and sys.argv[_k + 1].isdigit():
+        _DEVICES = max(1, int(sys.argv[_k + 1]))
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={_DEVICES}"
+).strip()
 
 import argparse  # noqa: E402
 import collections  # noqa: E402
@@ -47,7 +58,7 @@ from jaxlib import lapack as _jaxlib_lapack  # noqa: E402
 # running such a call dereferences a null function pointer (a segfault, not an error).
 _jaxlib_lapack.prepare_lapack_call("potrf", np.float32)
 
-PROTOCOL = 1
+PROTOCOL = 2
 MESSAGE_LIMIT = 2000  # characters of a compiler message kept in an error reply
 HEADER_LIMIT = 256 << 20  # bytes (docs/protocol.md, Framing)
 DATA_LIMIT = 16 << 30  # bytes
@@ -302,28 +313,44 @@ class XlaCpu:
     def __init__(self, cache_size):
         self.backend = jax.extend.backend.get_backend("cpu")
         self.device = self.backend.local_devices()[0]
-        self.devices = xla_client.DeviceList(tuple(self.backend.local_devices()))
+        # One-device programs run on the first device; replicated ones on the first N.
+        self.devices = xla_client.DeviceList((self.device,))
         self.cache = collections.OrderedDict()  # text -> (executable, params) | ("error", kind, msg)
         self.cache_size = cache_size
 
-    def compile(self, text):
+    def compile(self, text, replicas=1):
         """-> (executable, parameter shapes as `parameter_shapes` gives them), or
-        ("error", kind, message) when XLA rejects the text (errors are cached too)."""
-        hit = self.cache.get(text)
+        ("error", kind, message) when XLA rejects the text (errors are cached too). A module of
+        several replicas is compiled for that many devices, replica r on device r."""
+        key = (text, replicas)
+        hit = self.cache.get(key)
         if hit is None:
             try:
-                ex = self.backend.compile_and_load(text, self.devices, xla_client.CompileOptions())
+                options = xla_client.CompileOptions()
+                devices = self.devices
+                if replicas > 1:
+                    local = self.backend.local_devices()
+                    if replicas > len(local):
+                        raise ValueError(
+                            f"UNIMPLEMENTED: {replicas} replicas, the worker has {len(local)} host devices (--devices)"
+                        )
+                    options.num_replicas = replicas
+                    options.device_assignment = xla_client.DeviceAssignment.create(
+                        np.arange(replicas).reshape(replicas, 1)
+                    )
+                    devices = xla_client.DeviceList(tuple(local[:replicas]))
+                ex = self.backend.compile_and_load(text, devices, options)
                 hit = (ex, parameter_shapes(ex))
             except Exception as e:  # noqa: BLE001 - every compiler error becomes a reply
                 msg = str(e) or type(e).__name__
                 if _TUPLE_RESULT.search(msg):
                     msg = TUPLE_RESULT_HINT + msg
                 hit = ("error", classify_compile_error(msg), msg)
-            self.cache[text] = hit
+            self.cache[key] = hit
             while len(self.cache) > self.cache_size:
                 self.cache.popitem(last=False)
         else:
-            self.cache.move_to_end(text)
+            self.cache.move_to_end(key)
         return hit
 
     def run(self, executable, arrays):
@@ -334,6 +361,30 @@ class XlaCpu:
         outs = jax.block_until_ready(executable.execute(args))
         micros = (time.perf_counter_ns() - start) // 1000
         return [np.asarray(o) for o in outs], micros
+
+    def run_replicated(self, executable, per_device):
+        """Runs a replicated executable: `per_device[d]` are replica d's inputs. -> (outputs of
+        each replica in turn, microseconds executing)."""
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        devices = executable.local_devices()
+        n = len(devices)
+        sharding = NamedSharding(Mesh(np.array(devices), ("replica",)), PartitionSpec("replica"))
+        args = []
+        for k in range(len(per_device[0])):
+            # One global array per parameter holding each replica's buffer as its shard: split
+            # along dimension 0 (scalars as shards of shape (1,), the same bytes).
+            parts = [np.asarray(per_device[d][k]) for d in range(n)]
+            parts = [p.reshape((1,)) if p.ndim == 0 else p for p in parts]
+            shape = (sum(p.shape[0] for p in parts),) + parts[0].shape[1:]
+            bufs = [jax.device_put(p, dev) for p, dev in zip(parts, devices)]
+            args.append(jax.make_array_from_single_device_arrays(shape, sharding, bufs))
+        args = jax.block_until_ready(args)
+        start = time.perf_counter_ns()
+        results = executable.execute_sharded(args)
+        outs = jax.block_until_ready(results.disassemble_into_single_device_arrays())
+        micros = (time.perf_counter_ns() - start) // 1000
+        return [np.asarray(outs[k][d]) for d in range(n) for k in range(len(outs))], micros
 
 
 def check_inputs(params, arrays):
@@ -364,17 +415,37 @@ def handle_execute(xla, header, datas):
     except BadInput as e:
         error_reply(req_id, "invalid", str(e))
         return
-    compiled = xla.compile(text)
+    grid = header.get("devices") or {}
+    replicas, partitions = grid.get("replicas", 1), grid.get("partitions", 1)
+    if not (isinstance(replicas, int) and isinstance(partitions, int) and replicas >= 1 and partitions >= 1):
+        error_reply(req_id, "invalid", f"devices {grid!r}: expected positive replicas and partitions")
+        return
+    if partitions > 1:
+        # XLA compiles num_partitions > 1 only through its SPMD partitioner, which needs sharding
+        # annotations and refuses partition-id without them (docs/collectives.md).
+        error_reply(req_id, "unsupported",
+                    f"{partitions} partitions: XLA's CPU client runs several partitions only through its SPMD partitioner")
+        return
+    if len(arrays) % replicas != 0:
+        error_reply(req_id, "invalid", f"{len(arrays)} inputs for {replicas} replicas")
+        return
+    compiled = xla.compile(text, replicas)
     if compiled[0] == "error":
         error_reply(req_id, compiled[1], compiled[2])
         return
     executable, params = compiled
-    mismatch = check_inputs(params, arrays)
-    if mismatch is not None:
-        error_reply(req_id, "invalid", mismatch)
-        return
+    per = len(arrays) // replicas
+    per_device = [arrays[d * per:(d + 1) * per] for d in range(replicas)]
+    for device_inputs in per_device:
+        mismatch = check_inputs(params, device_inputs)
+        if mismatch is not None:
+            error_reply(req_id, "invalid", mismatch)
+            return
     try:
-        outputs, micros = xla.run(executable, arrays)
+        if replicas > 1:
+            outputs, micros = xla.run_replicated(executable, per_device)
+        else:
+            outputs, micros = xla.run(executable, arrays)
     except Exception as e:  # noqa: BLE001 - execution errors are backend failures
         error_reply(req_id, "failure", str(e) or type(e).__name__)
         return
@@ -466,6 +537,7 @@ def serve(xla):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=int, default=256, help="executables kept (LRU)")
+    ap.add_argument("--devices", type=int, default=8, help="host devices (read before jax starts)")
     args = ap.parse_args(argv)
     xla = XlaCpu(max(1, args.cache))
     subnormals = detect_subnormals(xla)
@@ -484,6 +556,8 @@ def main(argv):
                 # XLA's RngBitGeneratorExpander: Threefry/Philox with XLA's counter layout,
                 # rng_default = Philox (docs/random.md).
                 "rng_bit_layout": "xla",
+                # Replicas run on this many host devices (--xla_force_host_platform_device_count).
+                "devices": len(xla.backend.local_devices()),
             },
         }
     )

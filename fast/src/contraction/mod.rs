@@ -22,7 +22,7 @@ mod elements;
 pub(crate) mod gemm;
 pub(crate) mod reduce;
 mod reduce_window;
-mod reducer;
+pub(crate) mod reducer;
 mod select_and_scatter;
 mod simd;
 mod window;

@@ -247,11 +247,12 @@ impl ProcessBackend {
                 ));
             }
         };
-        if hello.protocol != PROTOCOL_VERSION {
+        if !wire::ACCEPTED_PROTOCOLS.contains(&hello.protocol) {
             let ended = worker.kill();
             return Err(format!(
-                "speaks protocol {}, this harness speaks {PROTOCOL_VERSION} (killed: {ended})",
-                hello.protocol
+                "speaks protocol {}, this harness speaks {PROTOCOL_VERSION} (and accepts {:?}) (killed: {ended})",
+                hello.protocol,
+                wire::ACCEPTED_PROTOCOLS
             ));
         }
         Ok((worker, hello))
@@ -280,6 +281,11 @@ impl ProcessBackend {
                 SubnormalMode::Preserve
             },
             rng_bit_layout: c.rng_bit_layout.clone(),
+            // Version 1 has no modules of several devices.
+            devices: match (hello.protocol, c.devices) {
+                (1, _) | (_, None) => 1,
+                (_, Some(n)) => usize::try_from(n).unwrap_or(usize::MAX).max(1),
+            },
         }
     }
 
@@ -432,6 +438,7 @@ impl Backend for ProcessBackend {
                 any_layout: false,
                 subnormals: SubnormalMode::Preserve,
                 rng_bit_layout: None,
+                devices: 1,
             },
         }
     }
@@ -472,14 +479,34 @@ impl Backend for ProcessBackend {
             headers.push(h);
             data.push(d);
         }
+        let grid = conformance_spec::collective::DeviceGrid::of(module)?;
+        let capabilities = ProcessBackend::capabilities_of(&hello);
+        if grid.devices() > capabilities.devices {
+            return Err(BackendError::Unsupported(format!(
+                "a module of {} devices; worker `{}` runs at most {} (protocol {})",
+                grid.devices(),
+                self.name,
+                capabilities.devices,
+                hello.protocol
+            )));
+        }
         let texts = ProcessBackend::texts(&hello, module)?;
-        let root = module.entry_computation().root_instruction().shape.clone();
+        let one = module.entry_computation().root_instruction().shape.clone();
+        let root = if grid.devices() > 1 {
+            Shape::Tuple(vec![one; grid.devices()])
+        } else {
+            one
+        };
         state.next_id += 1;
         let id = state.next_id;
         let request = Request::Execute {
             id,
             module: &texts,
             inputs: headers,
+            devices: (grid.devices() > 1).then_some(wire::DevicesHeader {
+                replicas: grid.replicas as u64,
+                partitions: grid.partitions as u64,
+            }),
         };
         let worker = state
             .worker

@@ -12,8 +12,13 @@ use conformance_spec::shape::ArrayShape;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 
-/// The protocol version this harness speaks.
-pub const PROTOCOL_VERSION: u64 = 1;
+/// The protocol version this harness speaks: 2 adds modules of several devices (the hello's
+/// `devices`, the request's `devices`).
+pub const PROTOCOL_VERSION: u64 = 2;
+
+/// The versions a worker may speak: version 1 workers are still served (one-device modules
+/// only).
+pub const ACCEPTED_PROTOCOLS: &[u64] = &[1, 2];
 /// Largest header frame accepted, in bytes (256 MiB).
 pub const MAX_HEADER_BYTES: u64 = 256 << 20;
 /// Largest data frame accepted, in bytes (16 GiB).
@@ -86,6 +91,17 @@ pub struct WireCapabilities {
     /// docs/random.md); absent when it declares none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rng_bit_layout: Option<String>,
+    /// Protocol 2: the most devices (`replicas × partitions`) of a module the worker runs;
+    /// absent means 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<u64>,
+}
+
+/// Protocol 2: the device grid of a request's module, sent when it has more than one device.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DevicesHeader {
+    pub replicas: u64,
+    pub partitions: u64,
 }
 
 /// The worker's first message.
@@ -124,6 +140,10 @@ pub enum Request<'a> {
         id: u64,
         module: &'a ModuleTexts,
         inputs: Vec<LiteralHeader>,
+        /// Present for a module of several devices: `inputs` then hold each device's in turn,
+        /// and the reply each device's outputs in turn.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        devices: Option<DevicesHeader>,
     },
     Shutdown,
 }

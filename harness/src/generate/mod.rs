@@ -4,6 +4,7 @@
 //! case `i` of a sweep with seed `s` uses combo `i mod n` and a generator seeded from `(s, i)`, so
 //! every case is a pure function of (seed, case index, catalog, generator config).
 
+pub mod collective;
 pub mod contraction;
 pub mod control_flow;
 pub mod elementwise;
@@ -232,6 +233,8 @@ pub fn case_with(
         linalg::build(rng, &spec)
     } else if random_ops::is_random(op.signature) {
         random_ops::build(rng, &spec)
+    } else if collective::is_collective(op.signature) {
+        collective::build(rng, &spec)
     } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {

@@ -140,6 +140,7 @@ impl Backend for Recorded<'_> {
             any_layout: true,
             subnormals: self.subnormals,
             rng_bit_layout: self.rng_bit_layout.clone(),
+            devices: conformance_spec::collective::MAX_DEVICES,
         }
     }
     fn execute(&self, _: &HloModule, _: &[Literal]) -> Result<Literal, BackendError> {

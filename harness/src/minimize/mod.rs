@@ -14,11 +14,15 @@
 //! 5. **Narrower type**: f64 → f32 → bf16/f16, c128 → c64, s64 → s32 → s16 → s8 (u likewise),
 //!    values rounded, where the operation accepts the type.
 //!
+//! Collectives go through [`collective`]: the replica count, the groups and pairs shrink with
+//! the operands, every device's arguments alike.
+//!
 //! Roots that take or give tuples or call computations (control flow, sort, topk), and the
 //! numerical family (fft, cholesky, triangular-solve, batch norm, whose operands' shapes are
 //! tied), go through [`structured`] instead: the cut keeps tuples, and shapes shrink together with the called
 //! computations (a loop's trip count and a branch index shrink as values).
 
+mod collective;
 mod linalg;
 mod random_ops;
 pub mod structured;
@@ -247,6 +251,16 @@ pub fn minimize(
     }
     let (mut best_module, mut best_args) = (module.clone(), args.to_vec());
     let root = module.entry_computation().root_instruction();
+    // Collectives shrink over their devices too ([`collective`]).
+    if collective::is_collective(root.opcode) {
+        if let Some((module, args)) = collective::minimize(&mut oracle, module, args) {
+            return Ok(Minimized {
+                module,
+                args,
+                attempts: oracle.attempts,
+            });
+        }
+    }
     if matches!(
         root.opcode,
         Opcode::While

@@ -231,7 +231,7 @@ pub fn recompare_flushing(
     if let Some(e) = flush_literal(expected) {
         alternatives.push(e);
     }
-    let mut daz_expected = None;
+    let mut daz_expected: Option<Literal> = None;
     let daz: Vec<Option<Literal>> = args.iter().map(flush_literal).collect();
     if daz.iter().any(Option::is_some) {
         let inputs: Vec<Literal> = daz
@@ -243,30 +243,45 @@ pub fn recompare_flushing(
             if let Some(f) = flush_literal(&e) {
                 alternatives.push(f);
             }
-            daz_expected = e.as_array().cloned();
+            daz_expected = Some(e.clone());
             alternatives.push(e);
         }
     }
     let mut widened = with_alternatives(expected, &alternatives, allowances);
-    if let Literal::Array(e) = expected {
-        let aside = subnormal_range(module, args, reference, e, elementwise);
-        if widened.is_empty() {
-            widened.push(vec![Allowance::Budget; aside.len()]);
-        }
-        let terms = widened[0]
+    // Leaf by leaf (a tuple result: each output, or each device's result).
+    let leaves = expected.array_leaves();
+    let daz_leaves: Vec<&ArrayLiteral> = daz_expected
+        .as_ref()
+        .map(Literal::array_leaves)
+        .unwrap_or_default();
+    if widened.is_empty() {
+        widened = leaves
             .iter()
-            .any(|a| matches!(a, Allowance::Within(_) | Allowance::OrNan(_)))
-            .then(|| {
-                conformance_reference::accumulation_bounds(module, args)
-                    .ok()
-                    .flatten()
-            })
-            .flatten();
+            .map(|e| vec![Allowance::Budget; e.shape().element_count()])
+            .collect();
+    }
+    let needs_terms = widened
+        .iter()
+        .flatten()
+        .any(|a| matches!(a, Allowance::Within(_) | Allowance::OrNan(_)));
+    let terms = needs_terms
+        .then(|| {
+            conformance_reference::accumulation_bounds(module, args)
+                .ok()
+                .flatten()
+        })
+        .flatten();
+    for (leaf, e) in leaves.iter().enumerate() {
+        let Some(widened) = widened.get_mut(leaf) else {
+            break;
+        };
+        // Which inputs feed an element is known for a single array result only.
+        let aside = subnormal_range(module, args, reference, e, elementwise && leaves.len() == 1);
         let ty = e.element_type();
         let min_normal = ty.float_format().map_or(0.0, |f| f.min_normal());
         // How far reading subnormal inputs as zero moves each element (terms with a subnormal
         // factor vanish).
-        let moved: Vec<f64> = match &daz_expected {
+        let moved: Vec<f64> = match daz_leaves.get(leaf) {
             Some(d) if d.dimensions() == e.dimensions() => e
                 .logical_bits()
                 .iter()
@@ -275,11 +290,11 @@ pub fn recompare_flushing(
                 .collect(),
             _ => vec![],
         };
-        for (k, a) in widened[0].iter_mut().enumerate() {
+        for (k, a) in widened.iter_mut().enumerate() {
             if aside.get(k).copied().unwrap_or(false) {
                 *a = Allowance::Masked;
             } else if let Some(t) = &terms {
-                let n = t.first().and_then(|l| l.get(k)).map_or(0, |b| b.terms);
+                let n = t.get(leaf).and_then(|l| l.get(k)).map_or(0, |b| b.terms);
                 let extra = 2.0 * n as f64 * min_normal + moved.get(k).copied().unwrap_or(0.0);
                 widen_within(a, extra);
             }

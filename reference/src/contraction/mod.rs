@@ -88,6 +88,9 @@ pub fn accumulation_bounds(
         &HloInstruction,
         &[&Literal],
     ) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError>;
+    if matches!(root.opcode, Opcode::AllReduce | Opcode::ReduceScatter) {
+        return crate::collective::bounds(module, args);
+    }
     let bounds: Bounds = match root.opcode {
         Opcode::Dot => dot::bounds,
         Opcode::Convolution => convolution::bounds,
@@ -100,6 +103,7 @@ pub fn accumulation_bounds(
         module,
         args,
         depth: 0,
+        device: conformance_spec::collective::Device::single(),
     };
     // Cheap refusal before evaluating anything: reductions whose reducer is not a sum.
     if matches!(

@@ -36,6 +36,7 @@ impl<'m> Comparator<'m> {
             module,
             args: &[],
             depth: 0,
+            device: conformance_spec::collective::Device::single(),
         };
         let f = ScalarFn::new(&ctx, name, &types)?;
         if f.result_type() != ElementType::Pred {
@@ -65,6 +66,7 @@ impl<'m> Comparator<'m> {
             module: self.module,
             args: &[],
             depth: 0,
+            device: conformance_spec::collective::Device::single(),
         };
         Ok(self.f.apply(&ctx, &args)? != 0)
     }

@@ -241,6 +241,7 @@ pub fn apply_update_computation(
         module,
         args: &[],
         depth: 0,
+        device: conformance_spec::collective::Device::single(),
     };
     apply(&ctx, computation, current, updates)
 }

@@ -103,14 +103,29 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
         ));
         return out;
     };
-    let params = entry.parameters();
+    // A module of several devices takes each device's inputs in turn and gives a tuple of
+    // the devices' results (crate::collective).
+    let devices = match crate::collective::DeviceGrid::of(&module) {
+        Ok(g) => g.devices(),
+        Err(e) => {
+            out.push(problem(Place::Hlo(1, 1), e.to_string()));
+            return out;
+        }
+    };
+    let one = entry.parameters();
+    let params: Vec<_> = (0..devices).flat_map(|_| one.iter().copied()).collect();
     if params.len() != ex.inputs.len() {
         out.push(problem(
             Place::Inputs,
             format!(
-                "{} inputs given for {} entry parameters",
+                "{} inputs given for {} entry parameters{}",
                 ex.inputs.len(),
-                params.len()
+                one.len(),
+                if devices > 1 {
+                    format!(" on each of {devices} devices")
+                } else {
+                    String::new()
+                }
             ),
         ));
     }
@@ -150,7 +165,12 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
             format!("expected output does not parse: {e}"),
         )),
         Ok(lit) => {
-            if !same_array_shape(&lit.shape(), &root.shape) {
+            let root_shape = if devices > 1 {
+                crate::shape::Shape::Tuple(vec![root.shape.clone(); devices])
+            } else {
+                root.shape.clone()
+            };
+            if !same_array_shape(&lit.shape(), &root_shape) {
                 out.push(problem(
                     Place::Expected,
                     format!(

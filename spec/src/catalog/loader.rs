@@ -36,6 +36,7 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("linalg.yaml", include_str!("../../ops/linalg.yaml")),
     ("lapack.yaml", include_str!("../../ops/lapack.yaml")),
     ("random.yaml", include_str!("../../ops/random.yaml")),
+    ("collective.yaml", include_str!("../../ops/collective.yaml")),
 ];
 
 /// A 1-based place in a catalog file.

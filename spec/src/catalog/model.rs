@@ -184,6 +184,21 @@ pub enum Signature {
     RngBitGenerator,
     /// `rng(a, b), distribution`: a sample of the uniform or normal distribution.
     Rng,
+    // Collectives (seed 004; `spec/ops/collective.yaml`, docs/collectives.md): cases run on
+    // several devices (`conformance_spec::collective`). The element type of an entry is that of
+    // its operand (u32 for the device ids).
+    /// `all-reduce(operand), replica_groups, to_apply`: the group's values combined.
+    AllReduce,
+    /// `all-gather(operand), replica_groups, dimensions={d}`: the group's values concatenated.
+    AllGather,
+    /// `all-to-all(operand), replica_groups, dimensions={d}`: blocks exchanged.
+    AllToAll,
+    /// `collective-permute(operand), source_target_pairs`.
+    CollectivePermute,
+    /// `reduce-scatter(operand), replica_groups, dimensions={d}, to_apply`.
+    ReduceScatter,
+    /// `replica-id()` / `partition-id()`: the device's id, a u32 scalar.
+    DeviceId,
 }
 
 impl Signature {

@@ -44,6 +44,27 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
         .or_else(|| control_flow_rules(opcode))
         .or_else(|| linalg_rules(opcode))
         .or_else(|| random_rules(opcode))
+        .or_else(|| collective_rules(opcode))
+}
+
+/// Collectives over several devices (seed 004: AllReduce, CrossReplicaSum, AllGather,
+/// AllToAll, CollectivePermute, ReduceScatter, ReplicaId).
+fn collective_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    use Signature as S;
+    const GROUPS: &[&str] = &["replica_groups", "channel_id", "use_global_device_ids"];
+    match opcode {
+        Opcode::AllReduce => Some(rules(&[S::AllReduce], SAME, GROUPS)),
+        Opcode::AllGather => Some(rules(&[S::AllGather], SAME, GROUPS)),
+        Opcode::AllToAll => Some(rules(&[S::AllToAll], SAME, GROUPS)),
+        Opcode::ReduceScatter => Some(rules(&[S::ReduceScatter], SAME, GROUPS)),
+        Opcode::CollectivePermute => Some(rules(
+            &[S::CollectivePermute],
+            SAME,
+            &["source_target_pairs", "channel_id"],
+        )),
+        Opcode::ReplicaId | Opcode::PartitionId => Some(rules(&[S::DeviceId], SAME, &[])),
+        _ => None,
+    }
 }
 
 /// Random numbers (seed 004: RngBitGenerator, RngUniform, RngNormal).
@@ -409,6 +430,12 @@ mod tests {
             CustomCall,
             RngBitGenerator,
             Rng,
+            AllReduce,
+            AllGather,
+            AllToAll,
+            CollectivePermute,
+            ReduceScatter,
+            DeviceId,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");
@@ -436,7 +463,8 @@ mod tests {
             Some(&[ResultRule::S32][..])
         );
         assert!(opcode_rules(Opcode::Dot).is_some());
-        assert!(opcode_rules(Opcode::AllReduce).is_none());
+        assert!(opcode_rules(Opcode::AllReduce).is_some());
+        assert!(opcode_rules(Opcode::Send).is_none());
     }
 
     #[test]

@@ -75,9 +75,18 @@ pub fn attr_kind(name: &str) -> Option<AttrKind> {
         | "batch_group_count"
         | "dimension"
         | "feature_index"
-        | "k" => AttrKind::Int,
-        "indices_are_sorted" | "unique_indices" | "is_stable" | "largest" | "lower"
-        | "left_side" | "unit_diagonal" => AttrKind::Bool,
+        | "k"
+        | "channel_id" => AttrKind::Int,
+        "indices_are_sorted"
+        | "unique_indices"
+        | "is_stable"
+        | "largest"
+        | "lower"
+        | "left_side"
+        | "unit_diagonal"
+        | "use_global_device_ids"
+        | "constrain_layout"
+        | "is_host_transfer" => AttrKind::Bool,
         "epsilon" => AttrKind::Float,
         "direction" => AttrKind::Enum(DIRECTIONS),
         "type" => AttrKind::Enum(COMPARISON_TYPES),

@@ -326,9 +326,51 @@ fn tuples_calls_parameters() {
         Ok(x.clone())
     );
     assert_eq!(
-        infer(Opcode::AllReduce, &[&x], &[]),
-        Err(ShapeInferenceError::Unsupported(Opcode::AllReduce))
+        infer(Opcode::Send, &[&x], &[]),
+        Err(ShapeInferenceError::Unsupported(Opcode::Send))
     );
+}
+
+/// Collectives (seed 004): the group size, where `replica_groups` give it, fixes all-gather's
+/// and reduce-scatter's results; the declared result supplies it otherwise.
+#[test]
+fn collective_shapes() {
+    use crate::hlo::parse_module;
+    let module = |body: &str| {
+        parse_module(&format!(
+            "HloModule m, replica_count=4\nsum {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\nENTRY e {{\n  x = f32[4,6]{{1,0}} parameter(0)\n  ROOT r = {body}\n}}\n"
+        ))
+        .unwrap()
+    };
+    let ok = [
+        "f32[4,6]{1,0} all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=sum",
+        "f32[4,12]{1,0} all-gather(x), dimensions={1}, replica_groups={{0,1},{2,3}}",
+        "f32[16,6]{1,0} all-gather(x), dimensions={0}",
+        "f32[4,3]{1,0} reduce-scatter(x), dimensions={1}, replica_groups={{0,1},{2,3}}, to_apply=sum",
+        "f32[4,6]{1,0} all-to-all(x), dimensions={1}, replica_groups={{0,2},{1,3}}",
+        "f32[4,6]{1,0} collective-permute(x), source_target_pairs={{0,1},{1,0}}",
+        "u32[] replica-id()",
+    ];
+    for body in ok {
+        let m = module(body);
+        assert!(crate::shape_inference::verify_module(&m).is_ok(), "{body}");
+    }
+    let bad = [
+        // 6 columns times a group of 2 is 12.
+        "f32[4,10]{1,0} all-gather(x), dimensions={1}, replica_groups={{0,1},{2,3}}",
+        "f32[4,6]{1,0} all-gather(x), dimensions={2}",
+        "f32[4,2]{1,0} reduce-scatter(x), dimensions={1}, replica_groups={{0,1},{2,3}}, to_apply=sum",
+        // Groups of different sizes.
+        "f32[4,12]{1,0} all-gather(x), dimensions={1}, replica_groups={{0,1,2},{3}}",
+        // 4 rows do not split into groups of 3.
+        "f32[4,6]{1,0} all-to-all(x), dimensions={0}, replica_groups={{0,1,2}}",
+        "f32[4,6]{1,0} collective-permute(x), source_target_pairs={{0,1,2}}",
+        "s32[] replica-id()",
+    ];
+    for body in bad {
+        let m = module(body);
+        assert!(crate::shape_inference::verify_module(&m).is_err(), "{body}");
+    }
 }
 
 #[test]

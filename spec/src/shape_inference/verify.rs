@@ -204,6 +204,8 @@ fn verify_instruction(
             | Opcode::Reduce
             | Opcode::ReduceWindow
             | Opcode::SelectAndScatter
+            | Opcode::AllReduce
+            | Opcode::ReduceScatter
     ) {
         // `call`: the callee; `scatter`, `reduce`, `reduce-window`: `to_apply`;
         // `select-and-scatter`: its `scatter` computation.

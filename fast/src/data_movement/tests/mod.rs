@@ -192,6 +192,7 @@ fn eval_direct<'a>(m: &'a HloModule, operands: Vec<Value<'a>>) -> Value<'a> {
         exec: crate::parallel::Exec::new(usize::MAX),
         call: &call,
         eval: &eval,
+        device: conformance_spec::collective::Device::single(),
     })
     .expect("evaluates")
 }

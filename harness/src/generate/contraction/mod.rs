@@ -114,7 +114,7 @@ fn small_bits(ty: ElementType, v: i64) -> u128 {
 }
 
 /// A scalar reducer `(a, b) -> opcode(a, b)` of `ty` named `name` (or a compare for `select`).
-fn binary_computation(
+pub(super) fn binary_computation(
     name: &str,
     ty: ElementType,
     opcode: Opcode,
@@ -132,7 +132,7 @@ fn binary_computation(
 }
 
 /// Registers a called computation under a fresh name and returns it (renamed).
-fn call(g: &mut Gen, computation: HloComputation) -> HloComputation {
+pub(super) fn call(g: &mut Gen, computation: HloComputation) -> HloComputation {
     let named = HloComputation {
         name: format!("{}_{}", computation.name, g.called.len()),
         ..computation

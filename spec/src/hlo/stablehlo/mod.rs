@@ -32,6 +32,7 @@
 //! Sources: seed 004 (the meaning of each operation) and the StableHLO specification (the
 //! operations and attribute forms that express it).
 
+mod collective;
 mod contraction;
 mod control;
 mod elementwise;
@@ -93,7 +94,20 @@ pub fn print_stablehlo(module: &HloModule) -> Result<String, StablehloError> {
                 reason: format!("the entry index {} names no computation", module.entry),
             })?;
     let main = printer.function(entry, "main", true)?;
-    let mut out = String::from("module {\n");
+    // The device grid, as JAX writes it for a module of several devices.
+    let grid =
+        crate::collective::DeviceGrid::of(module).map_err(|e| StablehloError::Unsupported {
+            instruction: format!("module {}", module.name),
+            reason: e.to_string(),
+        })?;
+    let mut out = if grid.devices() > 1 {
+        format!(
+            "module attributes {{mhlo.num_partitions = {} : i32, mhlo.num_replicas = {} : i32}} {{\n",
+            grid.partitions, grid.replicas
+        )
+    } else {
+        String::from("module {\n")
+    };
     out.push_str(&main);
     for f in &printer.functions {
         out.push_str(f);
@@ -427,6 +441,13 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | CustomCall
                 | RngBitGenerator
                 | Rng
+                | AllReduce
+                | AllGather
+                | AllToAll
+                | CollectivePermute
+                | ReduceScatter
+                | ReplicaId
+                | PartitionId
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -449,6 +470,8 @@ impl<'p, 'm> Emitter<'p, 'm> {
             }
             Fft | Cholesky | TriangularSolve | BatchNormTraining | BatchNormInference
             | BatchNormGrad | CustomCall | RngBitGenerator | Rng => linalg::emit(self, at, ops),
+            AllReduce | AllGather | AllToAll | CollectivePermute | ReduceScatter | ReplicaId
+            | PartitionId => collective::emit(self, at, ops),
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -687,6 +710,27 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         Fft => &["fft_type", "fft_length"],
         RngBitGenerator => &["algorithm"],
         Rng => &["distribution"],
+        AllReduce => &[
+            "replica_groups",
+            "channel_id",
+            "use_global_device_ids",
+            "to_apply",
+        ],
+        ReduceScatter => &[
+            "replica_groups",
+            "channel_id",
+            "use_global_device_ids",
+            "dimensions",
+            "to_apply",
+        ],
+        AllGather => &[
+            "replica_groups",
+            "channel_id",
+            "use_global_device_ids",
+            "dimensions",
+        ],
+        AllToAll => &["replica_groups", "channel_id", "dimensions"],
+        CollectivePermute => &["source_target_pairs", "channel_id"],
         Cholesky => &["lower"],
         TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
         BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],

@@ -241,7 +241,38 @@ pub(crate) fn lower_module(src: &str, m: &Module) -> LResult<(HloModule, Vec<Pos
         .expect("the entry computation was built");
     let entry_comp = l.computations.remove(entry_index);
     let name = sanitize(m.name.as_deref().unwrap_or("main"));
-    let module = HloModule::with_entry(&name, entry_comp, l.computations);
+    let mut module = HloModule::with_entry(&name, entry_comp, l.computations);
+    let count = |n: Option<i128>, what: &str| -> LResult<usize> {
+        match n {
+            None => Ok(1),
+            Some(n) if (1..=crate::collective::MAX_DEVICES as i128).contains(&n) => Ok(n as usize),
+            Some(n) => Err(StablehloParseError::at(
+                src,
+                0,
+                format!(
+                    "`{what} = {n}`: expected 1 to {} devices",
+                    crate::collective::MAX_DEVICES
+                ),
+            )),
+        }
+    };
+    let grid = crate::collective::DeviceGrid {
+        replicas: count(m.num_replicas, "mhlo.num_replicas")?,
+        partitions: count(m.num_partitions, "mhlo.num_partitions")?,
+    };
+    if grid.devices() > crate::collective::MAX_DEVICES {
+        return Err(StablehloParseError::at(
+            src,
+            0,
+            format!(
+                "{} replicas × {} partitions: more than {} devices",
+                grid.replicas,
+                grid.partitions,
+                crate::collective::MAX_DEVICES
+            ),
+        ));
+    }
+    crate::collective::set_grid(&mut module, grid);
     Ok((module, l.positions))
 }
 

@@ -34,6 +34,7 @@
 //! `precision_config`, ... — are skipped).
 
 mod attrs;
+mod collective;
 mod constants;
 mod contraction;
 mod lexer;

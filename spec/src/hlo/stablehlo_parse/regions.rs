@@ -352,7 +352,7 @@ fn copy_constants(l: &mut Lowering, r: &mut Scope, constants: &[Captured]) {
 
 /// Region `k` of `op` as a computation named after `name` whose parameters are the block's
 /// `nargs` arguments; values from outside must be constants (copied in).
-fn to_apply(
+pub(crate) fn to_apply(
     l: &mut Lowering,
     outer: &mut Scope,
     op: &Op,

@@ -16,6 +16,10 @@ use super::pretty;
 pub(crate) struct Module {
     pub name: Option<String>,
     pub funcs: Vec<Func>,
+    /// `mhlo.num_replicas` / `mhlo.num_partitions` of the module's attributes (JAX writes
+    /// them for programs of several devices).
+    pub num_replicas: Option<i128>,
+    pub num_partitions: Option<i128>,
 }
 
 /// `func.func [public|private] @name(args) -> results { body }`.
@@ -117,6 +121,8 @@ pub(crate) fn parse_module(c: &mut Cursor) -> PResult<Module> {
     let mut module = Module {
         name: None,
         funcs: Vec::new(),
+        num_replicas: None,
+        num_partitions: None,
     };
     if c.eat_keyword("module")? || c.eat_keyword("builtin.module")? {
         if let Tok::Symbol(s) = c.peek()?.tok {
@@ -124,7 +130,17 @@ pub(crate) fn parse_module(c: &mut Cursor) -> PResult<Module> {
             module.name = Some(s);
         }
         if c.eat_keyword("attributes")? {
-            parse_dict(c)?;
+            for (name, value) in parse_dict(c)? {
+                let n = match value {
+                    super::attrs::Attr::Int(n) => Some(n),
+                    _ => None,
+                };
+                match name.as_str() {
+                    "mhlo.num_replicas" => module.num_replicas = n,
+                    "mhlo.num_partitions" => module.num_partitions = n,
+                    _ => {}
+                }
+            }
         }
         c.expect_punct('{', "to open the module body")?;
         while !c.eat_punct('}')? {
