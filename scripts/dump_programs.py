@@ -37,7 +37,12 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # XLA dumps every module it compiles here; each program keeps its own (see `dump`).
 import tempfile  # noqa: E402
 DUMP_DIR = tempfile.mkdtemp(prefix="xla_dump_")
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_dump_to={DUMP_DIR}").strip()
+# Several host devices for the programs of several devices (pmap collectives); the others run on
+# device 0 as before.
+DEVICES = 4
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                           + f" --xla_dump_to={DUMP_DIR}"
+                           + f" --xla_force_host_platform_device_count={DEVICES}").strip()
 
 import numpy as np  # noqa: E402
 import jax  # noqa: E402
@@ -476,6 +481,38 @@ def _random_rbg():
     return f, (key,)
 
 
+# --- collectives over several devices ------------------------------------------------------------
+
+
+@program("collectives_pmap",
+         "jax.pmap over 4 host devices with every collective JAX has: out0 psum(x), out1 "
+         "all_gather(x), out2 all_to_all(y as 4x2, tiled), out3 ppermute(x) around the ring "
+         "0→1→2→3→0, out4 psum_scatter(y, tiled), out5 axis_index. JAX lowers pmap through "
+         "shard_map (an sdy manual computation in a module of 4 partitions), so module.hlo and "
+         "module.stablehlo.mlir are the per-device program (the manual computation's body, "
+         "num_partitions=4; all-reduce, all-gather and reduce-scatter with flattened ids) and "
+         "the .npz files hold each device's shards in turn (argK: device K // 2, parameter "
+         "K % 2; outK: device K // 6, result K % 6); no xla_dump/ (XLA's optimized module is "
+         "the SPMD-partitioned one, whose header does not name its partitions)",
+         ["all-reduce", "all-gather", "all-to-all", "collective-permute", "reduce-scatter",
+          "partition-id"])
+def _collectives_pmap():
+    rng = np.random.default_rng(18)
+    x = rng.uniform(-4, 4, (DEVICES, 3)).astype(f32)
+    x[1, 0] = 2.0 ** -140      # a subnormal in the sum
+    y = rng.uniform(-2, 2, (DEVICES, 8)).astype(f32)
+
+    def f(x, y):
+        return (lax.psum(x, "i"),
+                lax.all_gather(x, "i"),
+                lax.all_to_all(y.reshape(DEVICES, 2), "i", 0, 0, tiled=True),
+                lax.ppermute(x, "i", [(d, (d + 1) % DEVICES) for d in range(DEVICES)]),
+                lax.psum_scatter(y, "i", scatter_dimension=0, tiled=True),
+                lax.axis_index("i"))
+
+    return f, (x, y), "pmap"
+
+
 # --- special functions ----------------------------------------------------------------------------
 
 
@@ -670,8 +707,89 @@ def _entry_parameter_count(hlo):
     return 0 if not params else len(re.findall(r"[a-z0-9]+\[[0-9,]*\]", params))
 
 
+def _blocks(hlo):
+    """The computations of HLO text: (name, is_entry, text), in order."""
+    out, current = [], None
+    for line in hlo.splitlines():
+        m = re.match(r"^(ENTRY )?%?([\w.\-]+) (\(.*\) -> .* )?\{$", line)
+        if current is None and m:
+            current = [m.group(2), bool(m.group(1)), [line]]
+        elif current is not None:
+            current[2].append(line)
+            if line == "}":
+                out.append((current[0], current[1], "\n".join(current[2])))
+                current = None
+    return out
+
+
+def _manual_body_hlo(hlo, name, partitions):
+    """The per-device program of a pmap (JAX lowers pmap through shard_map: an sdy manual
+    computation inside a module of `partitions` partitions): the manual computation's body as
+    the entry computation, with the other computations it calls, under `num_partitions`."""
+    blocks = _blocks(hlo)
+    body = [b for b in blocks if b[0].startswith("xla.sdy.manual_computation_body")]
+    assert len(body) == 1, f"{name}: expected one manual computation, found {[b[0] for b in blocks]}"
+    lines = [f"HloModule {name}, num_partitions={partitions}", ""]
+    for bname, entry, text in blocks:
+        if entry or bname.startswith("xla.sdy.manual_computation_body"):
+            continue
+        lines += [text, ""]
+    lines.append("ENTRY " + body[0][2])
+    return "\n".join(lines) + "\n"
+
+
+def _manual_body_stablehlo(text, name, partitions):
+    """JAX's StableHLO of the same per-device program: the region of `sdy.manual_computation`
+    (its block arguments, operations and `sdy.return`) as `@main`, JAX's text otherwise
+    unchanged."""
+    lines = text.splitlines()
+    start = next(k for k, l in enumerate(lines) if "sdy.manual_computation(" in l)
+    args = re.search(r" (\(%[^)]*\)) \{$", lines[start])
+    assert args, f"{name}: no block arguments on the manual computation"
+    end = next(k for k in range(start + 1, len(lines)) if lines[k].strip().startswith("sdy.return"))
+    ret = lines[end].strip()[len("sdy.return "):]
+    values, types = ret.split(" : ", 1)
+    body = [l[2:] if l.startswith("  ") else l for l in lines[start + 1:end]]
+    return "\n".join(
+        [f"module @{name} attributes {{mhlo.num_partitions = {partitions} : i32, mhlo.num_replicas = 1 : i32}} {{",
+         f"  func.func public @main{args.group(1)} -> ({types}) {{"]
+        + body
+        + [f"    return {values} : {types}", "  }", "}", ""])
+
+
+def dump_pmap(name, description, expect, f, args):
+    """A program of several devices: `jax.pmap(f)` over DEVICES host devices. Written as the
+    per-device program (docs/collectives.md): module.hlo and module.stablehlo.mlir hold what
+    each device runs (the manual computation JAX's pmap lowering builds), inputs.npz each
+    device's shards in turn (argK is device K // P's parameter K % P), outputs.npz each device's
+    results in turn (outK is device K // Q's result K % Q), as XLA computed them."""
+    pm = jax.pmap(f, axis_name="i")
+    lowered = pm.lower(*args)
+    hlo = _manual_body_hlo(lowered.compiler_ir("hlo").as_hlo_text(), name, DEVICES)
+    stablehlo = _manual_body_stablehlo(lowered.as_text(), name, DEVICES)
+    results = [np.asarray(r) for r in jax.tree_util.tree_leaves(pm(*args))]
+    ops = hlo_opcodes(hlo)
+    missing = [op for op in expect if op not in ops]
+    assert not missing, f"{name}: the HLO has no {missing} (opcodes: {sorted(ops)})"
+    folder = os.path.join(OUT_DIR, name)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "module.hlo"), "w") as fh:
+        fh.write(hlo)
+    with open(os.path.join(folder, "module.stablehlo.mlir"), "w") as fh:
+        fh.write(stablehlo)
+    leaves = [np.asarray(a) for a in jax.tree_util.tree_leaves(args)]
+    ins = [a[d:d + 1] for d in range(DEVICES) for a in leaves]
+    outs = [r[d:d + 1] for d in range(DEVICES) for r in results]
+    savez(os.path.join(folder, "inputs.npz"), {f"arg{i}": a for i, a in enumerate(ins)})
+    savez(os.path.join(folder, "outputs.npz"), {f"out{i}": a for i, a in enumerate(outs)})
+    return ops
+
+
 def dump(name, description, expect, builder):
-    f, args = builder()
+    built = builder()
+    if len(built) == 3 and built[2] == "pmap":
+        return dump_pmap(name, description, expect, built[0], built[1])
+    f, args = built
     jitted = jax.jit(f)
     lowered = jitted.lower(*args)
     hlo = lowered.compiler_ir("hlo").as_hlo_text()

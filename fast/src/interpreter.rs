@@ -200,7 +200,11 @@ fn with_context(e: BackendError, comp: &HloComputation, instr: &HloInstruction) 
 }
 
 /// Puts a value into the layout its instruction's shape declares (arguments may come in any layout).
-fn conform<'a>(value: Value<'a>, shape: &Shape, exec: Exec) -> Result<Value<'a>, BackendError> {
+pub(crate) fn conform<'a>(
+    value: Value<'a>,
+    shape: &Shape,
+    exec: Exec,
+) -> Result<Value<'a>, BackendError> {
     match (value, shape) {
         (Value::Array(a), Shape::Array(s)) => {
             if a.shape() == s {

@@ -12,7 +12,9 @@
 //! `batch_norm_training_f32_8x64x56x56`, and two LAPACK custom calls as JAX emits them
 //! (column-major, docs/custom-calls.md): `lapack_getrf_f32_512` (`jnp.linalg.solve`'s LU) and
 //! `lapack_syevd_f32_256` (`jnp.linalg.eigh`), and random bits (issue 18):
-//! `rng_bit_generator_philox_u32_16M` and `rng_bit_generator_three_fry_u32_16M`. Each is run once to warm up (XLA compiles then; compiled programs are
+//! `rng_bit_generator_philox_u32_16M` and `rng_bit_generator_three_fry_u32_16M`, and collectives
+//! over several devices (docs/collectives.md): `all_reduce_f32_8x1M` (a sum over 8 replicas of
+//! 2²⁰ elements each; XLA runs it on 8 host devices). Each is run once to warm up (XLA compiles then; compiled programs are
 //! cached by the worker), then repeated until both `repeat` runs and `min_time` have passed; the
 //! median is reported.
 //!
@@ -63,6 +65,7 @@ pub const CASES: &[&str] = &[
     "lapack_syevd_f32_256",
     "rng_bit_generator_philox_u32_16M",
     "rng_bit_generator_three_fry_u32_16M",
+    "all_reduce_f32_8x1M",
 ];
 
 /// The comparator `jnp.sort` / `jnp.argsort` emit for f32 keys (NaN → +NaN, −0 → +0, then LT in
@@ -279,8 +282,36 @@ pub fn bench_case(name: &str) -> Option<BenchCase> {
             &[(0.0, 1e9)],
             "2²⁴ words, 2²³ Threefry-2x32-20 blocks".into(),
         ),
+        "all_reduce_f32_8x1M" => replicated(
+            "all_reduce_f32_8x1M",
+            "HloModule a, replica_count=8\nsum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[1048576]{0} parameter(0)\n  ROOT r = f32[1048576]{0} all-reduce(x), replica_groups={}, to_apply=sum\n}\n",
+            8,
+            (-1.0, 1.0),
+            "8 replicas × 2²⁰ elements summed".into(),
+        ),
         _ => return None,
     })
+}
+
+/// A case of a module of `devices` devices with one parameter: each device's argument drawn
+/// from `range` with its own seed (docs/collectives.md: each device's arguments in turn).
+fn replicated(
+    name: &'static str,
+    hlo: &str,
+    devices: usize,
+    (lo, hi): (f64, f64),
+    work: String,
+) -> BenchCase {
+    let module = parse_module(hlo).unwrap_or_else(|e| panic!("bench case {name}: {e}"));
+    let args = (0..devices)
+        .map(|d| values(&module, 0, lo, hi, d as u64 + 1))
+        .collect();
+    BenchCase {
+        name,
+        module,
+        args,
+        work,
+    }
 }
 
 /// The median of a backend's runs of one case.

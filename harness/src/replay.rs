@@ -16,6 +16,7 @@ use crate::results::CaseRecord;
 use conformance_spec::catalog::{Catalog, OpEntry};
 use conformance_spec::hlo::{parse_module, transform, HloModule, Opcode};
 use conformance_spec::literal::{ArrayLiteral, Literal};
+use conformance_spec::shape::Shape;
 use conformance_spec::Backend;
 use std::path::Path;
 use std::sync::Arc;
@@ -58,9 +59,8 @@ pub(crate) fn load<'c>(
         if inputs.is_empty() {
             return None;
         }
-        let entry = module.entry_computation();
-        let names: Vec<String> = entry.parameters().iter().map(|p| p.name.clone()).collect();
-        Some(crate::npz::read_inputs(inputs, &entry.parameter_shapes(), &names).map_err(|e| (2, e)))
+        let (shapes, names) = device_parameters(module);
+        Some(crate::npz::read_inputs(inputs, &shapes, &names).map_err(|e| (2, e)))
     };
     let is_yaml = file.extension().is_some_and(|e| e == "yaml" || e == "yml");
     if is_yaml {
@@ -120,21 +120,11 @@ pub(crate) fn load<'c>(
     };
     let (module, targets, passed_through) =
         targets_of(catalog, &module, &hlo.display().to_string())?;
-    let names: Vec<String> = module
-        .entry_computation()
-        .parameters()
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
+    let (shapes, names) = device_parameters(&module);
     let (args, inputs_from) = match (given(&module), folder_inputs) {
         (Some(args), _) => (args?, InputSource::Given(inputs.to_vec())),
         (None, Some(npz)) => (
-            crate::npz::read_arguments(
-                &npz,
-                &module.entry_computation().parameter_shapes(),
-                &names,
-            )
-            .map_err(|e| (2, e))?,
+            crate::npz::read_arguments(&npz, &shapes, &names).map_err(|e| (2, e))?,
             InputSource::Folder(npz),
         ),
         (None, None) => (
@@ -281,6 +271,20 @@ fn tuple_leaves(module: &HloModule, i: usize, out: &mut Vec<usize>) {
     }
 }
 
+/// The shapes of the arguments a module takes, and their parameters' names: each parameter of
+/// the entry computation once per device (docs/collectives.md: each device's arguments in turn;
+/// archive arrays are then found by number only, `argK` for argument K).
+fn device_parameters(module: &HloModule) -> (Vec<Shape>, Vec<String>) {
+    let entry = module.entry_computation();
+    let devices = conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let names: Vec<String> = if devices == 1 {
+        entry.parameters().iter().map(|p| p.name.clone()).collect()
+    } else {
+        vec![]
+    };
+    (conformance_spec::collective::argument_shapes(module), names)
+}
+
 /// Most bytes of inputs `replay` generates for a program (all parameters together); larger
 /// programs take their inputs from files (`--inputs`).
 pub const MAX_GENERATED_BYTES: u128 = 1 << 30;
@@ -289,7 +293,10 @@ pub const MAX_GENERATED_BYTES: u128 = 1 << 30;
 /// tuple or token parameter; more than [`MAX_GENERATED_BYTES`] of inputs in all.
 fn generated_inputs(module: &HloModule, seed: u64) -> Result<Vec<Literal>, (i32, String)> {
     let mut rng = Rng::new(seed);
-    let params = module.entry_computation().parameters();
+    let one = module.entry_computation().parameters();
+    // Each device's own values (docs/collectives.md).
+    let devices = conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let params: Vec<_> = (0..devices).flat_map(|_| one.iter().copied()).collect();
     let mut total: u128 = 0;
     for p in &params {
         if let Some(a) = p.shape.as_array() {

@@ -50,7 +50,8 @@ fn leaves(l: &Literal) -> Vec<&Literal> {
 
 /// Runs `module` on `backend` with the program's inputs.
 fn run(backend: &dyn Backend, module: &HloModule, dir: &Path) -> Result<Literal, String> {
-    let shapes = module.entry_computation().parameter_shapes();
+    // Each device's arguments in turn for a program of several devices (collectives_pmap).
+    let shapes = conformance_spec::collective::argument_shapes(module);
     let args = read_arguments(&dir.join("inputs.npz"), &shapes, &[])?;
     backend
         .execute(module, &args)
@@ -168,12 +169,16 @@ fn every_program_from_stablehlo_matches_its_hlo_on_reference_and_fast() {
         let outputs = npyz::npz::NpzArchive::open(dir.join("outputs.npz"))
             .map(|a| a.array_names().filter(|n| n.starts_with("out")).count())
             .unwrap_or(0);
-        let results = mlir
-            .entry_computation()
-            .root_instruction()
-            .shape
-            .array_leaves()
-            .len();
+        // One result per root leaf on each device.
+        let devices =
+            conformance_spec::collective::DeviceGrid::of(&mlir).map_or(1, |g| g.devices());
+        let results = devices
+            * mlir
+                .entry_computation()
+                .root_instruction()
+                .shape
+                .array_leaves()
+                .len();
         if outputs != results {
             problems.push(format!("{results} results, outputs.npz has {outputs}"));
         }
@@ -201,7 +206,7 @@ fn round_trip_difference(
     // The parsed module's parameters are row-major (StableHLO types have no layout).
     let relaid: Vec<Literal> = args
         .iter()
-        .zip(parsed.entry_computation().parameter_shapes())
+        .zip(conformance_spec::collective::argument_shapes(parsed))
         .map(|(a, s)| match (a, s.as_array()) {
             (Literal::Array(a), Some(s)) => Literal::Array(a.relayout(s.layout.clone())),
             (other, _) => other.clone(),

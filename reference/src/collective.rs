@@ -45,11 +45,11 @@ fn exchange(
         .rendezvous
         .exchange(ctx.device.id, &instr.name, group, mine)?;
     all.into_iter()
-        .map(|v| match v {
+        .map(|v| match v.as_ref() {
             Literal::Tuple(items) => items
-                .into_iter()
+                .iter()
                 .map(|i| match i {
-                    Literal::Array(a) => Ok(a),
+                    Literal::Array(a) => Ok(a.clone()),
                     _ => invalid(format!("{}: an operand is not an array", instr.opcode)),
                 })
                 .collect(),

@@ -414,7 +414,7 @@ fn capabilities() {
     // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 7 of the numerical
     // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad, and
     // custom-call for the LAPACK targets), rng-bit-generator and rng.
-    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 2);
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 2 + 7);
     assert!(c.opcodes.contains(&Opcode::RngBitGenerator));
     assert_eq!(
         c.rng_bit_layout.as_deref(),

@@ -28,7 +28,7 @@ use crate::backend::BackendError;
 use crate::hlo::ir::{AttrValue, Attribute, HloInstruction, HloModule, Opcode};
 use crate::literal::Literal;
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Most devices a module may ask for (seed 004 sets no limit; 64 keeps a malformed header from
 /// starting thousands of threads).
@@ -473,6 +473,14 @@ pub fn split_arguments(
     Ok((0..d).map(|k| &args[k * per..(k + 1) * per]).collect())
 }
 
+/// The shapes of the arguments `module` takes: its entry parameters' shapes, once per device
+/// (each device's in turn).
+pub fn argument_shapes(module: &HloModule) -> Vec<crate::shape::Shape> {
+    let devices = DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let one = module.entry_computation().parameter_shapes();
+    (0..devices).flat_map(|_| one.iter().cloned()).collect()
+}
+
 /// The result of a run from the devices' results: the one result of a single device, a tuple
 /// in device order otherwise.
 pub fn join_results(mut results: Vec<Literal>) -> Literal {
@@ -508,7 +516,7 @@ impl Device<'static> {
 /// Values deposited for one exchange, by position in its group.
 struct Slot {
     group: Vec<usize>,
-    values: Vec<Option<Literal>>,
+    values: Vec<Option<Arc<Literal>>>,
     /// Devices that have taken the full set.
     taken: usize,
 }
@@ -553,7 +561,8 @@ impl Rendezvous {
 
     /// Deposits `value` for device `device` at `site` (an instruction: the n-th time a device
     /// reaches a site meets the n-th time its group's other devices reach it) and returns the
-    /// values of `group` (devices, in group order), once all have deposited theirs.
+    /// values of `group` (devices, in group order), once all have deposited theirs. The values
+    /// are shared, not copied.
     ///
     /// Errors: [`BackendError::Failure`] naming a deadlock when every device still running
     /// waits and none can deposit what another waits for, or when a device of the group
@@ -565,7 +574,7 @@ impl Rendezvous {
         site: &str,
         group: &[usize],
         value: Literal,
-    ) -> Result<Vec<Literal>, BackendError> {
+    ) -> Result<Vec<Arc<Literal>>, BackendError> {
         let mut guard = self.lock();
         let key = {
             let st = guard.as_mut().expect("initialized by lock");
@@ -596,7 +605,7 @@ impl Rendezvous {
                 self.changed.notify_all();
                 return Err(BackendError::Invalid(msg));
             }
-            slot.values[position] = Some(value);
+            slot.values[position] = Some(Arc::new(value));
         }
         self.changed.notify_all();
         loop {
@@ -606,7 +615,7 @@ impl Rendezvous {
                 .get_mut(&key)
                 .expect("kept until every device took it");
             if slot.values.iter().all(Option::is_some) {
-                let values: Vec<Literal> = slot.values.iter().flatten().cloned().collect();
+                let values: Vec<Arc<Literal>> = slot.values.iter().flatten().cloned().collect();
                 slot.taken += 1;
                 if slot.taken == slot.group.len() {
                     st.slots.remove(&key);

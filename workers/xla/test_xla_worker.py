@@ -56,8 +56,9 @@ class Worker:
         self.proc.stdin.write(out)
         self.proc.stdin.flush()
 
-    def execute(self, module, inputs):
-        """inputs: list of (element_type, logical numpy array, minor_to_major or None)."""
+    def execute(self, module, inputs, devices=None):
+        """inputs: list of (element_type, logical numpy array, minor_to_major or None); devices:
+        the request's `devices` (protocol 2), for a module of several devices."""
         descs, frames = [], []
         for et, a, m2m in inputs:
             a = np.asarray(a)
@@ -67,7 +68,10 @@ class Worker:
             frames.append(physical_bytes(a, m2m))
         req_id = self.next_id
         self.next_id += 1
-        self.send({"type": "execute", "id": req_id, "module": module, "inputs": descs}, frames)
+        request = {"type": "execute", "id": req_id, "module": module, "inputs": descs}
+        if devices is not None:
+            request["devices"] = devices
+        self.send(request, frames)
         header, data = self.read_message()
         assert header["id"] == req_id, header
         return header, data
@@ -92,6 +96,7 @@ def physical_bytes(a, m2m):
 DTYPE = {
     "pred": np.dtype(bool),
     "s32": np.dtype(np.int32),
+    "u32": np.dtype(np.uint32),
     "s64": np.dtype(np.int64),
     "u64": np.dtype(np.uint64),
     "f32": np.dtype(np.float32),
@@ -150,7 +155,8 @@ class XlaWorkerTest(unittest.TestCase):
     def test_hello(self):
         h = self.w.hello
         self.assertEqual(h["type"], "hello")
-        self.assertEqual(h["protocol"], 1)
+        self.assertEqual(h["protocol"], 2)
+        self.assertEqual(h["capabilities"]["devices"], 8)
         self.assertEqual(h["name"], "xla-cpu")
         jax_v = importlib.metadata.version("jax")
         jaxlib_v = importlib.metadata.version("jaxlib")
@@ -172,6 +178,34 @@ class XlaWorkerTest(unittest.TestCase):
             self.assertTrue(out[0] == 0 or out[1] == 0, out)
         else:
             np.testing.assert_array_equal(out, a * b)
+
+    def test_replicated_all_reduce_runs_on_host_devices(self):
+        # Protocol 2: each device's inputs in turn, each device's outputs in turn.
+        module = {"stablehlo": """module attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 3 : i32} {
+  func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32>, tensor<ui32>) {
+    %0 = "stablehlo.all_reduce"(%arg0) <{replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%s) : (tensor<f32>) -> ()
+    }) : (tensor<2xf32>) -> tensor<2xf32>
+    %1 = "stablehlo.replica_id"() : () -> tensor<ui32>
+    "func.return"(%0, %1) : (tensor<2xf32>, tensor<ui32>) -> ()
+  }
+}"""}
+        inputs = [("f32", np.array([1.0, 2.5], np.float32), None),
+                  ("f32", np.array([3.0, 5.25], np.float32), None),
+                  ("f32", np.array([0.5, 0.25], np.float32), None)]
+        header, data = self.w.execute(module, inputs, devices={"replicas": 3, "partitions": 1})
+        self.assertEqual(header["type"], "result", header)
+        outs = [decode(d, f) for d, f in zip(header["outputs"], data)]
+        self.assertEqual(len(outs), 6)
+        for r in range(3):
+            np.testing.assert_array_equal(outs[2 * r], np.array([4.5, 8.0], np.float32))
+            self.assertEqual(int(outs[2 * r + 1]), r)
+        # Several partitions: unsupported, with the reason.
+        header, _ = self.w.execute(module, inputs[:2], devices={"replicas": 1, "partitions": 2})
+        self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
+        self.assertIn("SPMD partitioner", header["message"])
 
     def test_add_f32_row_major(self):
         a = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -10,9 +10,8 @@ use crate::op_context::Ctx;
 use crate::value::Value;
 use conformance_spec::collective::{participants, permute_peers};
 use conformance_spec::hlo::{HloInstruction, Opcode};
-use conformance_spec::{
-    ArrayLiteral, ArrayShape, BackendError, ElementType, Layout, Literal, Shape,
-};
+use conformance_spec::{ArrayLiteral, ArrayShape, BackendError, ElementType, Literal, Shape};
+use std::sync::Arc;
 
 /// True for the opcodes of this family.
 pub(crate) fn is_collective(op: Opcode) -> bool {
@@ -51,7 +50,7 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
             Ok(Value::owned(match source {
                 Some(s) => {
                     let from = domain.iter().position(|&m| m == s).unwrap_or(0);
-                    values[from][0].clone()
+                    item(&values[from], 0)?.clone()
                 }
                 None => ArrayLiteral::zeros(row_major(out)),
             }))
@@ -60,9 +59,11 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
             let group = participants(instr, grid, id)
                 .map_err(|m| BackendError::Invalid(format!("{}: {m}", instr.opcode)))?;
             let position = group.iter().position(|&m| m == id).unwrap_or(0);
+            if instr.opcode == Opcode::AllReduce {
+                return all_reduce(&cx, &group, position);
+            }
             let values = exchange(&cx, &group)?;
             match instr.opcode {
-                Opcode::AllReduce => all_reduce(&cx, &values),
                 Opcode::AllGather => all_gather(instr, &values),
                 Opcode::ReduceScatter => reduce_scatter(&cx, &values, position),
                 _ => all_to_all(instr, &values, position),
@@ -94,34 +95,71 @@ fn result_shape(instr: &HloInstruction, k: usize) -> Result<&ArrayShape, Backend
     }
 }
 
-/// Deposits this device's operands (row-major) and returns every member's, in group order.
-fn exchange(cx: &Ctx<'_, '_>, group: &[usize]) -> Result<Vec<Vec<ArrayLiteral>>, BackendError> {
-    let mut mine = Vec::with_capacity(cx.operands.len());
-    for v in &cx.operands {
-        match v.clone().into_literal()? {
-            Literal::Array(a) => {
-                let rank = a.shape().rank();
-                mine.push(Literal::Array(a.relayout(Layout::default_for_rank(rank))));
-            }
-            _ => return invalid(format!("{}: an operand is not an array", cx.instr.opcode)),
-        }
+/// One member's exchanged operands (row-major arrays, shared between the devices).
+type Shared = Arc<Literal>;
+
+/// The `k`-th array of a member's exchanged tuple.
+fn item(v: &Shared, k: usize) -> Result<&ArrayLiteral, BackendError> {
+    match v.as_ref() {
+        Literal::Tuple(items) => match items.get(k) {
+            Some(Literal::Array(a)) => Ok(a),
+            _ => Err(BackendError::Failure("a non-array was exchanged".into())),
+        },
+        _ => Err(BackendError::Failure("a non-tuple was exchanged".into())),
     }
-    let all =
-        cx.device
-            .rendezvous
-            .exchange(cx.device.id, &cx.instr.name, group, Literal::Tuple(mine))?;
-    all.into_iter()
-        .map(|l| match l {
-            Literal::Tuple(items) => items
-                .into_iter()
-                .map(|i| {
-                    i.into_array()
-                        .ok_or_else(|| BackendError::Failure("a non-array was exchanged".into()))
-                })
-                .collect(),
-            _ => Err(BackendError::Failure("a non-tuple was exchanged".into())),
+}
+
+/// Deposits this device's operands (row-major) at `site` and returns every member's, in group
+/// order, shared.
+fn exchange_at(
+    cx: &Ctx<'_, '_>,
+    site: &str,
+    group: &[usize],
+    mine: Vec<Literal>,
+) -> Result<Vec<Shared>, BackendError> {
+    cx.device
+        .rendezvous
+        .exchange(cx.device.id, site, group, Literal::Tuple(mine))
+}
+
+/// The operands in row-major layout.
+fn row_major_operands(cx: &Ctx<'_, '_>) -> Result<Vec<Literal>, BackendError> {
+    cx.operands
+        .iter()
+        .map(|v| {
+            let shape = match v.array_shape() {
+                Some(a) => Shape::Array(row_major(a)),
+                None => return invalid(format!("{}: an operand is not an array", cx.instr.opcode)),
+            };
+            crate::interpreter::conform(v.clone(), &shape, cx.exec)?.into_literal()
         })
         .collect()
+}
+
+/// Deposits this device's operands (row-major) and returns every member's, in group order.
+fn exchange(cx: &Ctx<'_, '_>, group: &[usize]) -> Result<Vec<Shared>, BackendError> {
+    let mine = row_major_operands(cx)?;
+    exchange_at(cx, &cx.instr.name, group, mine)
+}
+
+/// The `to_apply` computation.
+fn to_apply<'a>(
+    cx: &Ctx<'_, 'a>,
+) -> Result<&'a conformance_spec::hlo::HloComputation, BackendError> {
+    cx.instr
+        .called_computations()
+        .first()
+        .and_then(|n| cx.module.computation(n))
+        .ok_or_else(|| {
+            BackendError::Invalid(format!("{}: no `to_apply` computation", cx.instr.opcode))
+        })
+}
+
+/// The root of `to_apply` when it is one element-wise operation of its two parameters
+/// (`reducer::recognize`), which then combines whole arrays.
+fn reducer_step<'a>(cx: &Ctx<'_, 'a>) -> Result<Option<&'a HloInstruction>, BackendError> {
+    let comp = to_apply(cx)?;
+    Ok(reducer::recognize(comp).map(|_| comp.root_instruction()))
 }
 
 /// The group's arrays combined with the `to_apply` reducer, in group order.
@@ -177,14 +215,24 @@ fn combine(cx: &Ctx<'_, '_>, arrays: &[&ArrayLiteral]) -> Result<ArrayLiteral, B
     Ok(out)
 }
 
+/// `all-reduce`. With a recognized reducer the work is split as a reduce-scatter then an
+/// all-gather: the device at position `k` of its group combines the `k`-th of `G` slices of
+/// every operand (in group order), then the slices are exchanged and concatenated, so each
+/// element is combined once per group, by one device.
 fn all_reduce<'a>(
     cx: &Ctx<'_, 'a>,
-    values: &[Vec<ArrayLiteral>],
+    group: &[usize],
+    position: usize,
 ) -> Result<Value<'a>, BackendError> {
     let n = cx.operands.len();
+    let values = exchange(cx, group)?;
+    let recognized = reducer_step(cx)?.is_some();
     let mut results = Vec::with_capacity(n);
     for k in 0..n {
-        let column: Vec<&ArrayLiteral> = values.iter().map(|v| &v[k]).collect();
+        let column: Vec<&ArrayLiteral> = values
+            .iter()
+            .map(|v| item(v, k))
+            .collect::<Result<_, _>>()?;
         let out = result_shape(cx.instr, k)?;
         if out.dimensions != column[0].dimensions() {
             return invalid(format!(
@@ -192,8 +240,42 @@ fn all_reduce<'a>(
                 column[0].shape()
             ));
         }
-        results.push(Value::owned(combine(cx, &column)?));
+        if !recognized || group.len() == 1 {
+            results.push(combine(cx, &column)?);
+            continue;
+        }
+        // This device's slice, combined; then every member's slice, in order.
+        let count = column[0].shape().element_count();
+        let (lo, hi) = (
+            count * position / group.len(),
+            count * (position + 1) / group.len(),
+        );
+        let w = column[0].element_type().byte_width();
+        let ty = column[0].element_type();
+        let slices: Vec<ArrayLiteral> = column
+            .iter()
+            .map(|a| {
+                ArrayLiteral::from_physical_bytes(
+                    ArrayShape::new(ty, vec![(hi - lo) as i64]),
+                    a.data()[lo * w..hi * w].to_vec(),
+                )
+                .map_err(|e| BackendError::Failure(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        let refs: Vec<&ArrayLiteral> = slices.iter().collect();
+        let mine = combine(cx, &refs)?;
+        let site = format!("{}#{k}.slices", cx.instr.name);
+        let parts = exchange_at(cx, &site, group, vec![Literal::Array(mine)])?;
+        let mut data = Vec::with_capacity(count * w);
+        for p in &parts {
+            data.extend_from_slice(item(p, 0)?.data());
+        }
+        results.push(
+            ArrayLiteral::from_physical_bytes(row_major(column[0].shape()), data)
+                .map_err(|e| BackendError::Failure(e.to_string()))?,
+        );
     }
+    let mut results: Vec<Value<'a>> = results.into_iter().map(Value::owned).collect();
     Ok(if results.len() == 1 {
         results.remove(0)
     } else {
@@ -223,11 +305,12 @@ fn split_at(shape: &ArrayShape, d: usize) -> (usize, usize) {
     )
 }
 
-fn all_gather<'a>(
-    instr: &HloInstruction,
-    values: &[Vec<ArrayLiteral>],
-) -> Result<Value<'a>, BackendError> {
-    let part = values[0][0].shape();
+fn all_gather<'a>(instr: &HloInstruction, values: &[Shared]) -> Result<Value<'a>, BackendError> {
+    let parts: Vec<&ArrayLiteral> = values
+        .iter()
+        .map(|v| item(v, 0))
+        .collect::<Result<_, _>>()?;
+    let part = parts[0].shape();
     let d = dimension(instr, part.rank())?;
     let out = result_shape(instr, 0)?;
     let mut expected = part.dimensions.clone();
@@ -241,8 +324,8 @@ fn all_gather<'a>(
     let (rows, row) = split_at(part, d);
     let mut data = Vec::with_capacity(rows * row * values.len());
     for r in 0..rows {
-        for v in values {
-            data.extend_from_slice(&v[0].data()[r * row..(r + 1) * row]);
+        for p in &parts {
+            data.extend_from_slice(&p.data()[r * row..(r + 1) * row]);
         }
     }
     owned(row_major(out), data)
@@ -268,10 +351,14 @@ fn block(a: &ArrayLiteral, d: usize, g: usize, k: usize) -> Vec<u8> {
 
 fn reduce_scatter<'a>(
     cx: &Ctx<'_, 'a>,
-    values: &[Vec<ArrayLiteral>],
+    values: &[Shared],
     position: usize,
 ) -> Result<Value<'a>, BackendError> {
-    let operand = values[0][0].shape().clone();
+    let column: Vec<&ArrayLiteral> = values
+        .iter()
+        .map(|v| item(v, 0))
+        .collect::<Result<_, _>>()?;
+    let operand = column[0].shape().clone();
     let d = dimension(cx.instr, operand.rank())?;
     let g = values.len();
     let out = result_shape(cx.instr, 0)?;
@@ -282,33 +369,34 @@ fn reduce_scatter<'a>(
             "reduce-scatter: the result is {out}; dimension {d} divided among {g} devices gives {expected:?}"
         ));
     }
-    let column: Vec<&ArrayLiteral> = values.iter().map(|v| &v[0]).collect();
     let full = combine(cx, &column)?;
     owned(row_major(out), block(&full, d, g, position))
 }
 
 fn all_to_all<'a>(
     instr: &HloInstruction,
-    values: &[Vec<ArrayLiteral>],
+    values: &[Shared],
     position: usize,
 ) -> Result<Value<'a>, BackendError> {
     let g = values.len();
     if instr.attribute("dimensions").is_none() {
         // The tuple form: result j is member j's operand for this position.
-        if values[0].len() != g {
-            return invalid(format!(
-                "all-to-all (tuple form): {} operands for a group of {g}",
-                values[0].len()
-            ));
-        }
-        return Ok(Value::Tuple(
-            values
-                .iter()
-                .map(|v| Value::owned(v[position].clone()))
-                .collect(),
-        ));
+        return values
+            .iter()
+            .map(|v| item(v, position).map(|a| Value::owned(a.clone())))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| {
+                BackendError::Invalid(format!(
+                    "all-to-all (tuple form): a group of {g} needs {g} operands"
+                ))
+            })
+            .map(Value::Tuple);
     }
-    let operand = values[0][0].shape();
+    let parts: Vec<&ArrayLiteral> = values
+        .iter()
+        .map(|v| item(v, 0))
+        .collect::<Result<_, _>>()?;
+    let operand = parts[0].shape();
     let d = dimension(instr, operand.rank())?;
     let out = result_shape(instr, 0)?;
     if operand.dimensions[d] % g as i64 != 0 || out.dimensions != operand.dimensions {
@@ -322,9 +410,9 @@ fn all_to_all<'a>(
     let part = row / g;
     let mut data = Vec::with_capacity(rows * row);
     for r in 0..rows {
-        for v in values {
+        for p in &parts {
             let start = r * row + position * part;
-            data.extend_from_slice(&v[0].data()[start..start + part]);
+            data.extend_from_slice(&p.data()[start..start + part]);
         }
     }
     owned(row_major(out), data)

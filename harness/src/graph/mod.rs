@@ -249,10 +249,23 @@ fn localize(
     let mut contracted = 0u64;
     // What a cut-out instruction may call (scatter's update computation, a loop's body, ...).
     let called = called_computations(module);
+    // A module of several devices (docs/collectives.md): each value is the tuple of the
+    // devices' values, and each cut-out instruction runs on the same devices.
+    let grid = conformance_spec::collective::DeviceGrid::of(module)
+        .unwrap_or(conformance_spec::collective::DeviceGrid::SINGLE);
+    let devices = grid.devices();
+    let params = entry.parameters().len();
     for (i, instruction) in entry.instructions.iter().enumerate() {
         if instruction.opcode == Opcode::Parameter {
             let n = instruction.parameter_number.unwrap_or(0) as usize;
-            values[i] = args.get(n).cloned();
+            values[i] = if devices == 1 {
+                args.get(n).cloned()
+            } else {
+                (0..devices)
+                    .map(|d| args.get(d * params + n).cloned())
+                    .collect::<Option<Vec<Literal>>>()
+                    .map(Literal::Tuple)
+            };
             continue;
         }
         let stopped = |why: &str| {
@@ -278,8 +291,12 @@ fn localize(
             }
         };
         if instruction.opcode == Opcode::Constant {
-            // A constant is explained only by its literal, bit for bit.
-            if instruction.literal.as_ref() != Some(&in_context) {
+            // A constant is explained only by its literal, bit for bit (on every device).
+            let literal = instruction.literal.as_ref();
+            if per_device(&in_context, devices)
+                .iter()
+                .any(|v| literal != Some(v))
+            {
                 return stopped("evaluates to something other than its literal");
             }
             values[i] = Some(in_context);
@@ -293,7 +310,23 @@ fn localize(
         let Some(operands) = operands else {
             return stopped("has an operand without a value");
         };
-        let (single, single_args) = single_op_module_of(instruction, &operands, &called);
+        let (single, single_args) = if devices == 1 {
+            single_op_module_of(instruction, &operands, &called)
+        } else {
+            // The same cut-out module on every device, each with its own operand values.
+            let each: Vec<Vec<Literal>> = operands.iter().map(|o| per_device(o, devices)).collect();
+            let mut all = Vec::new();
+            let mut module = None;
+            for d in 0..devices {
+                let mine: Vec<Literal> = each.iter().map(|o| o[d].clone()).collect();
+                let (m, a) = single_op_module_of(instruction, &mine, &called);
+                module.get_or_insert(m);
+                all.extend(a);
+            }
+            let mut m = module.unwrap_or_else(|| single_op_module_of(instruction, &[], &called).0);
+            conformance_spec::collective::set_grid(&mut m, grid);
+            (m, all)
+        };
         let Some(op) = entry_of(catalog, module, instruction) else {
             // Without a catalog entry only bit-exact agreement with the reference explains it.
             match reference.execute(&single, &single_args) {
@@ -359,6 +392,15 @@ fn localize(
         values[i] = Some(in_context);
     }
     Localized::Explained(contracted)
+}
+
+/// The devices' values of a value of a module of `devices` devices: its items when it is their
+/// tuple, itself for one device.
+fn per_device(value: &Literal, devices: usize) -> Vec<Literal> {
+    match value {
+        Literal::Tuple(items) if devices > 1 && items.len() == devices => items.clone(),
+        other => vec![other.clone()],
+    }
 }
 
 /// When `instruction` is an add or subtract fed by a multiply and its value `in_context` is

@@ -115,6 +115,14 @@ fn failing_case(s: &mut String, cell: &str, f: &FailingCase) {
             cmp.max_ulps, cmp.compared, cmp.masked
         );
     }
+    if let Some((replicas, partitions)) = f.devices() {
+        let _ = write!(
+            s,
+            "; {replicas} replica{} × {partitions} partition{} (tuple element k of the result is device k's)",
+            if replicas == 1 { "" } else { "s" },
+            if partitions == 1 { "" } else { "s" }
+        );
+    }
     let _ = write!(s, "; {} µs</h4>", f.micros);
     if !f.known.is_empty() {
         let files: Vec<String> = f

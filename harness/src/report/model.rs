@@ -129,6 +129,21 @@ pub struct FailingCase {
 }
 
 impl FailingCase {
+    /// `(replicas, partitions)` of the case's module when it runs on several devices
+    /// (docs/collectives.md; read from its HLO header), `None` for one device.
+    pub fn devices(&self) -> Option<(usize, usize)> {
+        let header = self.hlo.as_deref()?.lines().next()?;
+        let read = |name: &str| -> usize {
+            header
+                .split(", ")
+                .find_map(|a| a.strip_prefix(name))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(1)
+        };
+        let grid = (read("replica_count="), read("num_partitions="));
+        (grid.0 * grid.1 > 1).then_some(grid)
+    }
+
     /// The order in which a cell keeps and shows its failing cases: new discrepancies before
     /// known deviations, each by (seed, case index).
     pub fn order(&self) -> (bool, u64, u64) {

@@ -586,3 +586,42 @@ fn statistical_verdicts_show_their_tests_and_p_values_in_the_drill_down() {
     assert!(page.contains("<td>byte values</td><td>250.5</td><td>255</td><td>5.600e-1</td><td>1e-6</td><td>passed</td>"));
     assert!(page.contains("statistical ×1"));
 }
+
+/// A failing case of several devices names its grid in the drill-down (docs/collectives.md).
+#[test]
+fn cases_of_several_devices_show_their_replica_count() {
+    let dir = temp_dir();
+    let mut line = case(
+        0,
+        "all-reduce",
+        "f32",
+        Verdict::Fail,
+        Some(comparison(3, &[(DiffClass::Ulp, 1)])),
+    );
+    if let ResultLine::Case(c) = &mut line {
+        c.hlo =
+            Some("HloModule m, replica_count=4\nENTRY e { ROOT r = u32[] replica-id() }".into());
+    }
+    let single = case(
+        1,
+        "add",
+        "f32",
+        Verdict::Fail,
+        Some(comparison(3, &[(DiffClass::Ulp, 1)])),
+    );
+    let r = build_report(
+        &[write(&dir, "d.jsonl", &[start(1, None, &[]), line, single])],
+        &[],
+    )
+    .unwrap();
+    let page = render_html(&r);
+    assert!(
+        page.contains("4 replicas × 1 partition (tuple element k"),
+        "{page}"
+    );
+    assert_eq!(
+        page.matches("replicas × ").count(),
+        1,
+        "one-device cases name no grid"
+    );
+}

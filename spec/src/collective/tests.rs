@@ -136,7 +136,9 @@ fn devices_exchange_values_in_group_order() {
                 d.rendezvous
                     .exchange(d.id, "site", &group, scalar(10 * round + d.id as u32))?;
             for v in got {
-                let Literal::Array(a) = v else { unreachable!() };
+                let Literal::Array(a) = v.as_ref() else {
+                    unreachable!()
+                };
                 total = total * 100 + a.get_bits_linear(0) as u32;
             }
         }

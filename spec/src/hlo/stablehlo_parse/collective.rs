@@ -96,7 +96,12 @@ fn collective(l: &mut Lowering, s: &mut Scope, op: &Op, opcode: Opcode) -> LResu
         _ => &["source_target_pairs", "channel_handle"],
     };
     l.check_attributes(op, used)?;
-    let operands = operands_n(l, s, op, 1)?;
+    // all_reduce is variadic (a tuple all-reduce in HLO); the others take one operand.
+    let operands = if opcode == Opcode::AllReduce && !op.operands.is_empty() {
+        l.operands(s, op)?
+    } else {
+        operands_n(l, s, op, 1)?
+    };
     match opcode {
         Opcode::AllGather => attrs.push(ints_attr(
             "dimensions",
@@ -169,6 +174,23 @@ fn collective(l: &mut Lowering, s: &mut Scope, op: &Op, opcode: Opcode) -> LResu
     if matches!(opcode, Opcode::AllReduce | Opcode::ReduceScatter) {
         let comp = super::regions::to_apply(l, s, op, 0, 2, &format!("{}.reducer", base_name(op)))?;
         attrs.push(attr("to_apply", AttrValue::Computation(comp)));
+    }
+    if operands.len() > 1 {
+        let n = operands.len();
+        let leaves = (0..n)
+            .map(|k| l.result_shape(op, k))
+            .collect::<LResult<Vec<_>>>()?;
+        let base = base_name(op);
+        let i = l.add(
+            s,
+            opcode,
+            crate::shape::Shape::Tuple(leaves),
+            operands,
+            attrs,
+            &base,
+            op.pos,
+        )?;
+        return Ok(super::ops::elements(i, n, &base));
     }
     single(l, s, op, opcode, operands, attrs)
 }

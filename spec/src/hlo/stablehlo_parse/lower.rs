@@ -30,11 +30,6 @@ pub(crate) type LResult<T> = Result<T, StablehloParseError>;
 /// Why operation `name` cannot be read: unknown, or without a translation to the IR.
 pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
-        "stablehlo.all_gather",
-        "stablehlo.all_reduce",
-        "stablehlo.all_to_all",
-        "stablehlo.reduce_scatter",
-        "stablehlo.collective_permute",
         "stablehlo.collective_broadcast",
         "stablehlo.infeed",
         "stablehlo.outfeed",
@@ -42,8 +37,6 @@ pub(crate) fn no_translation(name: &str) -> String {
         "stablehlo.recv",
         "stablehlo.after_all",
         "stablehlo.create_token",
-        "stablehlo.replica_id",
-        "stablehlo.partition_id",
         "stablehlo.composite",
         "stablehlo.uniform_quantize",
         "stablehlo.uniform_dequantize",

@@ -178,6 +178,13 @@ fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
             op.attrs.push(("value".into(), value, at));
             Ok(())
         }
+        "replica_id" | "partition_id" => {
+            // `stablehlo.partition_id : tensor<ui32>`
+            optional_attr_dict(c, op)?;
+            c.expect_punct(':', "and the result type")?;
+            op.result_types = vec![parse_type(c)?];
+            Ok(())
+        }
         "iota" => {
             keyword_int(c, op, "dim", "iota_dimension")?;
             optional_attr_dict(c, op)?;
