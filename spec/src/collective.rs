@@ -125,6 +125,22 @@ pub fn set_grid(module: &mut HloModule, grid: DeviceGrid) {
     }
 }
 
+/// True for the collectives of seed 004 this module describes (`all-reduce`, `all-gather`,
+/// `all-to-all`, `collective-permute`, `reduce-scatter`) and the device ids (`replica-id`,
+/// `partition-id`).
+pub fn is_collective(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::AllReduce
+            | Opcode::AllGather
+            | Opcode::AllToAll
+            | Opcode::CollectivePermute
+            | Opcode::ReduceScatter
+            | Opcode::ReplicaId
+            | Opcode::PartitionId
+    )
+}
+
 /// How a collective's `replica_groups` name devices (XLA's `CollectiveOpGroupMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupMode {

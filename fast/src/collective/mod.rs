@@ -14,18 +14,7 @@ use conformance_spec::{ArrayLiteral, ArrayShape, BackendError, ElementType, Lite
 use std::sync::Arc;
 
 /// True for the opcodes of this family.
-pub(crate) fn is_collective(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::AllReduce
-            | Opcode::AllGather
-            | Opcode::AllToAll
-            | Opcode::CollectivePermute
-            | Opcode::ReduceScatter
-            | Opcode::ReplicaId
-            | Opcode::PartitionId
-    )
-}
+pub(crate) use conformance_spec::collective::is_collective;
 
 fn invalid<T>(m: impl Into<String>) -> Result<T, BackendError> {
     Err(BackendError::Invalid(m.into()))

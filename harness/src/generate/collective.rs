@@ -307,6 +307,18 @@ mod tests {
     use super::*;
     use crate::generate::{plan, Filters, GeneratorConfig};
 
+    /// Every entry of the family, on every element type it lists, builds valid modules whose
+    /// arguments are each device's in turn, and the reference runs them.
+    #[test]
+    fn every_entry_builds_valid_cases() {
+        let built = crate::generate::test_support::build_every_entry(
+            |op| is_collective(op.signature),
+            4,
+            build,
+        );
+        assert!(built > 400, "only {built} collective cases built");
+    }
+
     /// Every generated case runs on the reference and fast, and the harness's check (the
     /// catalog's tolerance: exact data movement, the sum bound) passes fast, over every entry
     /// of the family.

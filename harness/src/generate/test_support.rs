@@ -32,10 +32,11 @@ pub(crate) fn build_every_entry(
                     let mut rng = Rng::new(seed * 1000 + k as u64);
                     let case = build(&mut rng, &spec)
                         .unwrap_or_else(|e| panic!("{} {ty}->{target} seed {seed}: {e}", op.id));
-                    let params = case.module.entry_computation().parameters();
-                    assert_eq!(params.len(), case.args.len(), "{}", op.id);
-                    for (p, a) in params.iter().zip(&case.args) {
-                        assert_eq!(p.shape, a.shape(), "{} {ty}: {}", op.id, case.module);
+                    // Each device's arguments in turn (docs/collectives.md).
+                    let shapes = conformance_spec::collective::argument_shapes(&case.module);
+                    assert_eq!(shapes.len(), case.args.len(), "{}", op.id);
+                    for (p, a) in shapes.iter().zip(&case.args) {
+                        assert_eq!(p, &a.shape(), "{} {ty}: {}", op.id, case.module);
                     }
                     if let Err(e) = reference.execute(&case.module, &case.args) {
                         panic!(

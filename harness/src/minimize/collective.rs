@@ -17,18 +17,7 @@ use conformance_spec::literal::{ArrayLiteral, Literal};
 use conformance_spec::shape::{ArrayShape, Shape};
 
 /// True for roots this module minimizes.
-pub(super) fn is_collective(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::AllReduce
-            | Opcode::AllGather
-            | Opcode::AllToAll
-            | Opcode::CollectivePermute
-            | Opcode::ReduceScatter
-            | Opcode::ReplicaId
-            | Opcode::PartitionId
-    )
-}
+pub(super) use conformance_spec::collective::is_collective;
 
 /// A collective case: the root over one parameter per operand, on every device (each
 /// device's arguments of the same shapes); the module is rebuilt from it.

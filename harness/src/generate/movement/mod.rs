@@ -262,6 +262,7 @@ mod tests {
                     && !crate::generate::control_flow::is_control_flow(op.signature)
                     && !crate::generate::linalg::is_linalg(op.signature)
                     && !crate::generate::random_ops::is_random(op.signature)
+                    && !crate::generate::collective::is_collective(op.signature)
             },
             6,
             build,
