@@ -21,7 +21,8 @@ fn generated_cases_verify_and_run_on_the_reference() {
         let case = generate::case(&catalog, &combos, &config, 11, index).unwrap();
         verify_module(&case.module)
             .unwrap_or_else(|e| panic!("case {index} ({}): {e}\n{}", case.row, case.module));
-        let params = case.module.entry_computation().parameter_shapes();
+        // Each device's arguments in turn (docs/collectives.md).
+        let params = conformance_spec::collective::argument_shapes(&case.module);
         assert_eq!(params.len(), case.args.len());
         for (p, a) in params.iter().zip(&case.args) {
             let (p, a) = (p.as_array().unwrap(), a.as_array().unwrap().shape());
@@ -42,12 +43,21 @@ fn generated_cases_verify_and_run_on_the_reference() {
             .any(|i| i.opcode == Opcode::Broadcast) as usize;
         let result = Reference.execute(&case.module, &case.args);
         let root = case.module.entry_computation().root_instruction();
+        // A module of several devices gives the tuple of the devices' results.
+        let devices = conformance_spec::collective::DeviceGrid::of(&case.module)
+            .unwrap()
+            .devices();
+        let expected = if devices > 1 {
+            conformance_spec::Shape::Tuple(vec![root.shape.clone(); devices])
+        } else {
+            root.shape.clone()
+        };
         assert!(
             result
                 .as_ref()
                 .is_ok_and(|r| conformance_spec::shape_inference::shapes_compatible(
                     &r.shape(),
-                    &root.shape
+                    &expected
                 )),
             "case {index} ({}): {result:?}",
             case.row
