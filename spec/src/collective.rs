@@ -537,7 +537,6 @@ struct Slot {
     taken: usize,
 }
 
-#[derive(Default)]
 struct State {
     /// Exchanges in progress, by key (`site#occurrence@group`).
     slots: BTreeMap<String, Slot>,
@@ -553,7 +552,7 @@ struct State {
 /// Where device threads meet to exchange values (see the module docs).
 pub struct Rendezvous {
     devices: usize,
-    state: Mutex<Option<State>>,
+    state: Mutex<State>,
     changed: Condvar,
 }
 
@@ -562,17 +561,21 @@ impl Rendezvous {
     pub const fn new(devices: usize) -> Rendezvous {
         Rendezvous {
             devices,
-            state: Mutex::new(None),
+            state: Mutex::new(State {
+                slots: BTreeMap::new(),
+                occurrences: BTreeMap::new(),
+                waiting: BTreeMap::new(),
+                finished: Vec::new(),
+                broken: None,
+            }),
             changed: Condvar::new(),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<State>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A device thread that panicked leaves the state consistent (every update is a
         // single assignment), so a poisoned lock is still usable.
-        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        guard.get_or_insert_with(State::default);
-        guard
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Deposits `value` for device `device` at `site` (an instruction: the n-th time a device
@@ -593,7 +596,7 @@ impl Rendezvous {
     ) -> Result<Vec<Arc<Literal>>, BackendError> {
         let mut guard = self.lock();
         let key = {
-            let st = guard.as_mut().expect("initialized by lock");
+            let st = &mut *guard;
             let n = st
                 .occurrences
                 .entry((device, site.to_string()))
@@ -606,7 +609,7 @@ impl Rendezvous {
             BackendError::Invalid(format!("device {device} is not in its own group {group:?}"))
         })?;
         {
-            let st = guard.as_mut().expect("initialized by lock");
+            let st = &mut *guard;
             let slot = st.slots.entry(key.clone()).or_insert_with(|| Slot {
                 group: group.to_vec(),
                 values: vec![None; group.len()],
@@ -625,11 +628,12 @@ impl Rendezvous {
         }
         self.changed.notify_all();
         loop {
-            let st = guard.as_mut().expect("initialized by lock");
-            let slot = st
-                .slots
-                .get_mut(&key)
-                .expect("kept until every device took it");
+            let st = &mut *guard;
+            let Some(slot) = st.slots.get_mut(&key) else {
+                return Err(BackendError::Failure(format!(
+                    "`{site}`: the exchange was removed before device {device} took it"
+                )));
+            };
             if slot.values.iter().all(Option::is_some) {
                 let values: Vec<Arc<Literal>> = slot.values.iter().flatten().cloned().collect();
                 slot.taken += 1;
@@ -656,7 +660,7 @@ impl Rendezvous {
     /// now be deadlocked.
     pub fn finish(&self, device: usize) {
         let mut guard = self.lock();
-        let st = guard.as_mut().expect("initialized by lock");
+        let st = &mut *guard;
         st.finished.push(device);
         st.waiting.remove(&device);
         self.changed.notify_all();

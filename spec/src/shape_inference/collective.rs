@@ -52,9 +52,9 @@ fn group_size(r: &Rules) -> Result<Option<i64>, ShapeInferenceError> {
     Ok(Some(groups[0].len() as i64))
 }
 
-fn one_or_tuple(shapes: Vec<Shape>) -> Shape {
+fn one_or_tuple(mut shapes: Vec<Shape>) -> Shape {
     if shapes.len() == 1 {
-        shapes.into_iter().next().expect("one shape")
+        shapes.remove(0)
     } else {
         Shape::Tuple(shapes)
     }
