@@ -20,7 +20,7 @@ use crate::op_context::Ctx;
 use crate::parallel::Exec;
 use crate::value::Value;
 use crate::Fast;
-use conformance_spec::collective::{self, Device, DeviceGrid};
+use conformance_spec::collective::Device;
 use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::{BackendError, HloModule, Literal, Opcode, Shape};
@@ -36,10 +36,8 @@ pub(crate) fn execute(
     module: &HloModule,
     args: &[Literal],
 ) -> Result<Literal, BackendError> {
-    let grid = DeviceGrid::of(module)?;
-    let per_device = collective::split_arguments(grid, args)?;
-    collective::run_devices(grid, |device| {
-        execute_device(fast, module, per_device[device.id], device)
+    conformance_spec::host_transfer::run_module(module, args, |device, params| {
+        execute_device(fast, module, params, device)
     })
 }
 
@@ -397,6 +395,8 @@ fn eval_instruction<'a>(
             Some(control_flow::evaluate)
         } else if crate::collective::is_collective(instr.opcode) {
             Some(crate::collective::evaluate)
+        } else if crate::host_transfer::is_host_transfer(instr.opcode) {
+            Some(crate::host_transfer::evaluate)
         } else {
             None
         };

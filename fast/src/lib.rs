@@ -55,6 +55,7 @@ pub(crate) mod contraction;
 pub(crate) mod control_flow;
 pub(crate) mod data_movement;
 pub mod elementwise;
+mod host_transfer;
 mod interpreter;
 pub mod kernels;
 pub mod layout;
@@ -265,6 +266,13 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::ReduceScatter,
     Opcode::ReplicaId,
     Opcode::PartitionId,
+    Opcode::AfterAll,
+    Opcode::Infeed,
+    Opcode::Outfeed,
+    Opcode::Send,
+    Opcode::SendDone,
+    Opcode::Recv,
+    Opcode::RecvDone,
     Opcode::Rng,
 ];
 

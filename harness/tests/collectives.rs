@@ -3,13 +3,10 @@
 //! collective-permute that sends to the source instead of the target) are found by a sweep of
 //! the generator and minimized to a few replicas and elements.
 
-use conformance::check::{check, Verdict};
-use conformance::executor::Stage;
-use conformance::generate::{case, plan, Filters, GeneratorConfig};
-use conformance::minimize::{minimize, Target};
+#[path = "common/planted.rs"]
+mod planted;
+
 use conformance_fast::Fast;
-use conformance_reference::Reference;
-use conformance_spec::catalog::Catalog;
 use conformance_spec::collective::{groups_text, replica_groups, source_target_pairs, DeviceGrid};
 use conformance_spec::hlo::{AttrValue, Opcode};
 use conformance_spec::{Backend, BackendError, Capabilities, HloModule, Literal};
@@ -80,51 +77,15 @@ fn sends_to_source(instr: &mut conformance_spec::HloInstruction) {
     set(instr, "source_target_pairs", groups_text(&swapped));
 }
 
-/// Sweeps `op` until the planted bug shows, then minimizes the case.
-fn found_and_minimized(
-    op_id: &str,
-    bug: fn(&mut conformance_spec::HloInstruction),
-) -> (HloModule, Vec<Literal>) {
-    let catalog = Catalog::builtin().unwrap();
-    let op = catalog.op(op_id).unwrap();
-    let filters = Filters {
-        ops: vec![op_id.into()],
-        dtypes: vec!["s32".into(), "f32".into()],
-    };
-    let combos = plan(&catalog, &filters).unwrap();
-    let config = GeneratorConfig::default();
-    let planted = Planted { bug };
-    let backends: [&dyn Backend; 2] = [&Reference, &planted];
-    for index in 0..400u64 {
-        let c = case(&catalog, &combos, &config, 11, index).unwrap();
-        let outcome = check(op, &c.module, &c.args, &backends, &Stage::default());
-        let o = &outcome.outcomes[0];
-        if o.verdict != Verdict::Fail {
-            continue;
-        }
-        let target = Target {
-            backend: 1,
-            verdict: Verdict::Fail,
-            class: o
-                .comparison
-                .as_ref()
-                .and_then(|c| c.classes.keys().next().copied()),
-        };
-        let m = minimize(op, &c.module, &c.args, &backends, target).unwrap();
-        // Still the planted bug, and the fixed backend agrees on the minimized case.
-        let again = check(op, &m.module, &m.args, &backends, &Stage::default());
-        assert_eq!(again.outcomes[0].verdict, Verdict::Fail);
-        let fixed: [&dyn Backend; 2] = [&Reference, &Fast::new()];
-        let fine = check(op, &m.module, &m.args, &fixed, &Stage::default());
-        assert_eq!(fine.outcomes[0].verdict, Verdict::Pass, "{}", m.module);
-        return (m.module, m.args);
-    }
-    panic!("the planted bug in {op_id} was not found in 400 cases");
-}
-
 #[test]
 fn an_all_reduce_that_skips_the_last_replica_is_found_and_minimized() {
-    let (module, args) = found_and_minimized("all-reduce", skips_last_replica);
+    let (module, args) = planted::found_and_minimized(
+        "all-reduce",
+        11,
+        &Planted {
+            bug: skips_last_replica,
+        },
+    );
     let grid = DeviceGrid::of(&module).unwrap();
     // Two replicas in one group suffice; one element each.
     assert_eq!(grid.replicas, 2, "{module}");
@@ -136,7 +97,13 @@ fn an_all_reduce_that_skips_the_last_replica_is_found_and_minimized() {
 
 #[test]
 fn a_collective_permute_that_sends_to_the_source_is_found_and_minimized() {
-    let (module, args) = found_and_minimized("collective-permute", sends_to_source);
+    let (module, args) = planted::found_and_minimized(
+        "collective-permute",
+        11,
+        &Planted {
+            bug: sends_to_source,
+        },
+    );
     let grid = DeviceGrid::of(&module).unwrap();
     assert_eq!(grid.replicas, 2, "{module}");
     let root = module.entry_computation().root_instruction();

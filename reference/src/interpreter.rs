@@ -16,7 +16,7 @@ use crate::control_flow;
 use crate::data_movement;
 use crate::elementwise;
 use crate::linalg;
-use conformance_spec::collective::{self, Device, DeviceGrid};
+use conformance_spec::collective::{Device, DeviceGrid};
 use conformance_spec::dynamic_dimensions;
 use conformance_spec::hlo::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use conformance_spec::index;
@@ -95,6 +95,7 @@ pub fn opcodes() -> Vec<Opcode> {
     ops.extend(linalg::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(crate::random::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(crate::collective::HANDLERS.iter().map(|&(op, _)| op));
+    ops.extend(crate::host_transfer::HANDLERS.iter().map(|&(op, _)| op));
     ops.extend(elementwise::opcodes());
     ops.sort();
     ops
@@ -118,13 +119,11 @@ pub fn execute(module: &HloModule, args: &[Literal]) -> Result<Literal, BackendE
             module.computations.len()
         ));
     };
-    let grid = DeviceGrid::of(module)?;
-    let per_device = collective::split_arguments(grid, args)?;
-    collective::run_devices(grid, |device| {
+    conformance_spec::host_transfer::run_module(module, args, |device, params| {
         evaluate(
             &Context {
                 module,
-                args: per_device[device.id],
+                args: params,
                 depth: 0,
                 device,
             },
@@ -330,6 +329,7 @@ fn eval_instruction(
         .chain(linalg::HANDLERS)
         .chain(crate::random::HANDLERS)
         .chain(crate::collective::HANDLERS)
+        .chain(crate::host_transfer::HANDLERS)
         .find(|&&(op, _)| op == instr.opcode)
     {
         return handler(ctx, instr, operands);

@@ -40,6 +40,7 @@ pub mod contraction;
 pub mod control_flow;
 pub mod data_movement;
 pub mod elementwise;
+mod host_transfer;
 pub mod interpreter;
 pub mod linalg;
 pub mod random;

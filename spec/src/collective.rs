@@ -26,6 +26,7 @@
 
 use crate::backend::BackendError;
 use crate::hlo::ir::{AttrValue, Attribute, HloInstruction, HloModule, Opcode};
+use crate::host_transfer::{Feeds, NO_FEEDS};
 use crate::literal::Literal;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex};
@@ -177,7 +178,7 @@ pub fn group_mode(instr: &HloInstruction) -> Result<GroupMode, String> {
 }
 
 /// Parses a list of integer lists: `{{0,1},{2,3}}`, `{}` (none), or `{{}}`.
-fn parse_nested(text: &str, what: &str) -> Result<Vec<Vec<i64>>, String> {
+pub(crate) fn parse_nested(text: &str, what: &str) -> Result<Vec<Vec<i64>>, String> {
     let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let inner = t
         .strip_prefix('{')
@@ -489,11 +490,13 @@ pub fn split_arguments(
     Ok((0..d).map(|k| &args[k * per..(k + 1) * per]).collect())
 }
 
-/// The shapes of the arguments `module` takes: its entry parameters' shapes, once per device
-/// (each device's in turn).
+/// The shapes of the arguments `module` takes: its entry parameters' shapes followed by the
+/// infeed queue the entry computation's own infeeds read
+/// ([`crate::host_transfer::static_infeed_shapes`]), once per device (each device's in turn).
 pub fn argument_shapes(module: &HloModule) -> Vec<crate::shape::Shape> {
     let devices = DeviceGrid::of(module).map_or(1, |g| g.devices());
-    let one = module.entry_computation().parameter_shapes();
+    let mut one = module.entry_computation().parameter_shapes();
+    one.extend(crate::host_transfer::static_infeed_shapes(module));
     (0..devices).flat_map(|_| one.iter().cloned()).collect()
 }
 
@@ -513,6 +516,8 @@ pub struct Device<'r> {
     pub id: usize,
     pub grid: DeviceGrid,
     pub rendezvous: &'r Rendezvous,
+    /// The device's infeed and outfeed queues and channel state (`crate::host_transfer`).
+    pub feeds: &'r Feeds,
 }
 
 /// The single device of a one-device run.
@@ -525,6 +530,7 @@ impl Device<'static> {
             id: 0,
             grid: DeviceGrid::SINGLE,
             rendezvous: &SOLO,
+            feeds: &NO_FEEDS,
         }
     }
 }
@@ -547,6 +553,8 @@ struct State {
     finished: Vec<usize>,
     /// Set once the run cannot go on (a deadlock, or a device that failed mid-exchange).
     broken: Option<String>,
+    /// Values sent through channels and not yet received, by key (`crate::host_transfer`).
+    mail: BTreeMap<String, Arc<Literal>>,
 }
 
 /// Where device threads meet to exchange values (see the module docs).
@@ -567,6 +575,7 @@ impl Rendezvous {
                 waiting: BTreeMap::new(),
                 finished: Vec::new(),
                 broken: None,
+                mail: BTreeMap::new(),
             }),
             changed: Condvar::new(),
         }
@@ -656,6 +665,39 @@ impl Rendezvous {
         }
     }
 
+    /// Leaves `value` under `key` for the device that will [`Rendezvous::take`] it (a buffered
+    /// send: it does not wait).
+    pub fn post(&self, key: String, value: Arc<Literal>) {
+        let mut guard = self.lock();
+        guard.mail.insert(key, value);
+        self.changed.notify_all();
+    }
+
+    /// Waits for the value posted under `key` and removes it.
+    ///
+    /// Errors: [`BackendError::Failure`] naming a deadlock when every device still running
+    /// waits and no one will post it, or when the run broke down elsewhere.
+    pub fn take(&self, device: usize, key: &str) -> Result<Arc<Literal>, BackendError> {
+        let mut guard = self.lock();
+        loop {
+            let st = &mut *guard;
+            if let Some(v) = st.mail.remove(key) {
+                st.waiting.remove(&device);
+                return Ok(v);
+            }
+            if let Some(why) = &st.broken {
+                return Err(BackendError::Failure(why.clone()));
+            }
+            st.waiting.insert(device, format!("{MAIL}{key}"));
+            if let Some(why) = self.deadlock(st) {
+                st.broken = Some(why.clone());
+                self.changed.notify_all();
+                return Err(BackendError::Failure(why));
+            }
+            guard = self.changed.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
     /// Records that `device` has finished (returned or failed) and wakes the others, which may
     /// now be deadlocked.
     pub fn finish(&self, device: usize) {
@@ -675,6 +717,10 @@ impl Rendezvous {
             .waiting
             .iter()
             .filter_map(|(d, key)| {
+                if let Some(mail) = key.strip_prefix(MAIL) {
+                    return (!st.mail.contains_key(mail))
+                        .then(|| format!("device {d} waits at recv-done for {mail}"));
+                }
                 let slot = st.slots.get(key)?;
                 if slot.values.iter().all(Option::is_some) {
                     return None;
@@ -703,6 +749,9 @@ impl Rendezvous {
     }
 }
 
+/// Marks a waiting key as a channel value rather than an exchange.
+const MAIL: &str = "mail:";
+
 /// Stack of each device thread: the interpreters recurse through called computations.
 const DEVICE_STACK_BYTES: usize = 256 << 20;
 
@@ -716,19 +765,41 @@ pub fn run_devices<F>(grid: DeviceGrid, run: F) -> Result<Literal, BackendError>
 where
     F: Fn(Device<'_>) -> Result<Literal, BackendError> + Sync,
 {
+    run_devices_with(grid, &[], run)
+}
+
+/// [`run_devices`] with each device's transfers (`feeds[d]` for device `d`; an empty slice:
+/// empty queues of the devices' own).
+///
+/// Errors: those of [`run_devices`].
+pub fn run_devices_with<F>(
+    grid: DeviceGrid,
+    feeds: &[Feeds],
+    run: F,
+) -> Result<Literal, BackendError>
+where
+    F: Fn(Device<'_>) -> Result<Literal, BackendError> + Sync,
+{
+    let own: Vec<Feeds> = if feeds.is_empty() {
+        (0..grid.devices()).map(|_| Feeds::new(vec![])).collect()
+    } else {
+        vec![]
+    };
+    let feeds_of = |id: usize| feeds.get(id).or(own.get(id)).unwrap_or(&NO_FEEDS);
     if grid.devices() == 1 {
         let rendezvous = Rendezvous::new(1);
         return run(Device {
             id: 0,
             grid,
             rendezvous: &rendezvous,
+            feeds: feeds_of(0),
         });
     }
     let rendezvous = Rendezvous::new(grid.devices());
     let results: Vec<Result<Literal, BackendError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..grid.devices())
             .map(|id| {
-                let (run, rendezvous) = (&run, &rendezvous);
+                let (run, rendezvous, feeds) = (&run, &rendezvous, feeds_of(id));
                 std::thread::Builder::new()
                     .name(format!("device-{id}"))
                     .stack_size(DEVICE_STACK_BYTES)
@@ -738,6 +809,7 @@ where
                                 id,
                                 grid,
                                 rendezvous,
+                                feeds,
                             })
                         }));
                         rendezvous.finish(id);

@@ -481,7 +481,7 @@ pub fn unknown_target_message(target: &str) -> String {
 /// The value text of `key` in an MLIR-style dictionary `{a = 1 : ui8, b = "x"}` or an HLO
 /// `frontend_attributes={a="1",b="2"}`: the text after `=` up to the next top-level comma,
 /// trimmed. `None` when the key is absent.
-fn dictionary_entry<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+pub(crate) fn dictionary_entry<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     let inner = text.trim().trim_start_matches('{').trim_end_matches('}');
     let mut depth = 0i32;
     let mut in_string = false;

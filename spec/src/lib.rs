@@ -10,6 +10,7 @@ pub mod custom_call;
 pub mod dynamic_dimensions;
 pub mod element_type;
 pub mod hlo;
+pub mod host_transfer;
 pub mod index;
 pub mod layout;
 pub mod literal;

@@ -25,6 +25,7 @@ pub mod contraction;
 mod control_flow;
 pub mod elementwise;
 pub mod gather_scatter;
+mod host_transfer;
 mod linalg;
 pub mod movement;
 mod random;
@@ -231,6 +232,13 @@ pub fn infer_shape_in(
         AllToAll => collective::all_to_all(&r),
         CollectivePermute => collective::collective_permute(&r),
         ReplicaId | PartitionId => collective::device_id(&r),
+        AfterAll => host_transfer::after_all(&r),
+        Infeed => host_transfer::infeed(&r, context),
+        Outfeed => host_transfer::outfeed(&r),
+        Send => host_transfer::send(&r),
+        SendDone => host_transfer::send_done(&r),
+        Recv => host_transfer::recv(&r, context),
+        RecvDone => host_transfer::recv_done(&r),
         Call | Fusion => {
             let (params, root) = context.callee.ok_or(ShapeInferenceError::MissingContext {
                 opcode,

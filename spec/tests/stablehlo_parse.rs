@@ -582,6 +582,94 @@ fn if_select_and_scatter_and_types() {
     assert_eq!(b.to_string(), "bf16[2,<=3]{1,0}");
 }
 
+/// Tokens and host transfers: JAX's pretty `create_token` / `after_all`, tokens as `@main`'s
+/// arguments and results, and the generic forms of `infeed`, `outfeed`, `send` and `recv`
+/// (`send` becomes `send` + `send-done`, `recv` becomes `recv` + `recv-done`).
+#[test]
+fn tokens_and_host_transfers() {
+    let m = parse(
+        r#"module attributes {mhlo.num_replicas = 2 : i32} {
+  func.func public @main(%arg0: !stablehlo.token, %arg1: tensor<2x3xf32>) -> (!stablehlo.token, tensor<2x3xf32>, tensor<i32>) {
+    %0 = stablehlo.create_token : !stablehlo.token
+    %1 = stablehlo.after_all %arg0, %0 : !stablehlo.token
+    %2:3 = "stablehlo.infeed"(%1) <{infeed_config = "cfg", layout = [[0, 1], []]}> : (!stablehlo.token) -> (tensor<2x3xf32>, tensor<i32>, !stablehlo.token)
+    %3 = "stablehlo.outfeed"(%2#0, %2#1, %2#2) {outfeed_config = ""} : (tensor<2x3xf32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
+    %4 = "stablehlo.send"(%arg1, %3) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>} : (tensor<2x3xf32>, !stablehlo.token) -> !stablehlo.token
+    %5:2 = "stablehlo.recv"(%4) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> {mhlo.frontend_attributes = {other = "x"}} : (!stablehlo.token) -> (tensor<2x3xf32>, !stablehlo.token)
+    %6 = "stablehlo.after_all"() : () -> !stablehlo.token
+    return %5#1, %5#0, %2#1 : !stablehlo.token, tensor<2x3xf32>, tensor<i32>
+  }
+}"#,
+    );
+    let e = entry(&m);
+    assert_eq!(e.parameters()[0].shape.to_string(), "token[]");
+    assert_eq!(
+        ops(e),
+        [
+            "after-all token[]",
+            "after-all token[]",
+            r#"infeed ((f32[2,3]{0,1}, s32[]), token[]), infeed_config="cfg""#,
+            "outfeed token[], outfeed_shape=(f32[2,3]{0,1}, s32[])",
+            "send (f32[2,3]{1,0}, u32[], token[]), channel_id=5, is_host_transfer=true",
+            "send-done token[], channel_id=5, is_host_transfer=true",
+            r#"recv (f32[2,3]{1,0}, u32[], token[]), channel_id=1, frontend_attributes={other="x",_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}"#,
+            "recv-done (f32[2,3]{1,0}, token[]), channel_id=1",
+            // An operation whose result nothing uses is kept.
+            "after-all token[]",
+        ]
+    );
+    assert_eq!(
+        e.root_instruction().shape.to_string(),
+        "(token[], f32[2,3]{1,0}, s32[])"
+    );
+}
+
+/// The opcodes of the instructions a run of computation `name` may execute: its own and, once
+/// per call site, those of the computations it calls (the printer inlines regions).
+fn executed(m: &HloModule, name: &str, out: &mut Vec<Opcode>) {
+    for i in &m.computation(name).unwrap().instructions {
+        out.push(i.opcode);
+        for c in i.called_computations() {
+            executed(m, c, out);
+        }
+    }
+}
+
+/// Every example of the host-transfer entries goes through the printer and back with each of
+/// its effects: as many infeeds, outfeeds, sends and receives (the root uses few of them).
+#[test]
+fn host_transfer_examples_round_trip_with_every_effect() {
+    let catalog = conformance_spec::catalog::Catalog::builtin().expect("catalog");
+    let effects = |m: &HloModule| -> Vec<(Opcode, usize)> {
+        let mut all = Vec::new();
+        executed(m, &m.entry_computation().name, &mut all);
+        [
+            Opcode::Infeed,
+            Opcode::Outfeed,
+            Opcode::Send,
+            Opcode::SendDone,
+            Opcode::Recv,
+            Opcode::RecvDone,
+        ]
+        .into_iter()
+        .map(|o| (o, all.iter().filter(|&&a| a == o).count()))
+        .collect()
+    };
+    let mut count = 0;
+    for op in catalog.ops_of_family("host_transfer") {
+        for ex in &op.examples {
+            let name = format!("{} {}", op.id, ex.name);
+            round_trip(&name, &ex.hlo).unwrap_or_else(|e| panic!("{e}"));
+            let hlo = parse_module(&ex.hlo).unwrap();
+            let text = print_stablehlo(&hlo).unwrap();
+            let back = parse_stablehlo(&text).unwrap();
+            assert_eq!(effects(&back), effects(&hlo), "{name}\n{text}");
+            count += 1;
+        }
+    }
+    assert!(count >= 6, "{count} examples");
+}
+
 #[test]
 fn locations_and_aliases_are_skipped() {
     // What `lowered.as_text(debug_info=True)` prints.
@@ -721,6 +809,36 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.negate %a {foo = \"x} : tensor<f32>\n}",
         "2:35:",
         "unterminated string",
+    ),
+    (
+        "func.func @main(%t: !stablehlo.token) -> tensor<2xf32> {\n  %0:3 = \"stablehlo.infeed\"(%t) <{layout = [[0]]}> : (!stablehlo.token) -> (tensor<2xf32>, tensor<f32>, !stablehlo.token)\n  return %0#0 : tensor<2xf32>\n}",
+        "2:35:",
+        "`layout` has 1 entries for 2 data result(s)",
+    ),
+    (
+        "func.func @main(%t: !stablehlo.token) -> tensor<2x2xf32> {\n  %0:2 = \"stablehlo.infeed\"(%t) <{layout = [[0, 0]]}> : (!stablehlo.token) -> (tensor<2x2xf32>, !stablehlo.token)\n  return %0#0 : tensor<2x2xf32>\n}",
+        "2:35:",
+        "`layout` of result 0: minor_to_major [0, 0] is not a permutation",
+    ),
+    (
+        "func.func @main(%t: !stablehlo.token) -> tensor<2xf32> {\n  %0 = \"stablehlo.infeed\"(%t) : (!stablehlo.token) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}",
+        "2:8:",
+        "`stablehlo.infeed` gives its data and a token, last",
+    ),
+    (
+        "func.func @main(%a: tensor<2xf32>, %t: !stablehlo.token) -> !stablehlo.token {\n  %0 = \"stablehlo.send\"(%a, %t) : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token\n  return %0 : !stablehlo.token\n}",
+        "2:8:",
+        "`stablehlo.send` needs `channel_handle = #stablehlo.channel_handle<handle = N, type = T>`",
+    ),
+    (
+        "func.func @main(%t: !stablehlo.token) -> (tensor<2xf32>, !stablehlo.token) {\n  %0:2 = \"stablehlo.recv\"(%t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>, mhlo.frontend_attributes = {_xla_send_recv_source_target_pairs = \"{{1,0}}\"}} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)\n  return %0#0, %0#1 : tensor<2xf32>, !stablehlo.token\n}",
+        "2:98:",
+        "`source_target_pairs` and the frontend attribute _xla_send_recv_source_target_pairs name different pairs",
+    ),
+    (
+        "func.func @main(%t: !stablehlo.token) -> !stablehlo.token {\n  %0 = \"stablehlo.create_token\"(%t) : (!stablehlo.token) -> !stablehlo.token\n  return %0 : !stablehlo.token\n}",
+        "2:8:",
+        "`stablehlo.create_token` takes no operands",
     ),
     (
         "func.func @main(%a: tensor<f32>) -> tensor<i32> {\n  return %a : tensor<f32>\n}",
@@ -1144,6 +1262,52 @@ ENTRY e {
   r = u32[] replica-id()
   p = u32[] partition-id()
   ROOT t = (f32[4,6], u32[], u32[]) tuple(cp, r, p)
+}",
+    ),
+    (
+        "transfers",
+        "HloModule m, replica_count=2
+cond {
+  p = (s32[], f32[], token[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[], token[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = f32[] get-tuple-element(p), index=1
+  t = token[] get-tuple-element(p), index=2
+  in = (f32[], token[]) infeed(t)
+  v = f32[] get-tuple-element(in), index=0
+  t2 = token[] get-tuple-element(in), index=1
+  acc2 = f32[] add(acc, v)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT r = (s32[], f32[], token[]) tuple(i2, acc2, t2)
+}
+ENTRY e {
+  x = f32[2,3]{0,1} parameter(0)
+  t0 = token[] after-all()
+  in = ((f32[2,3]{0,1}, s32[]), token[]) infeed(t0), infeed_config=\"feed \\\"a\\\"\"
+  d = (f32[2,3]{0,1}, s32[]) get-tuple-element(in), index=0
+  t1 = token[] get-tuple-element(in), index=1
+  o1 = token[] outfeed(x, t1), outfeed_shape=f32[2,3]{0,1}, outfeed_config=\"out\"
+  o2 = token[] outfeed(d, o1), outfeed_shape=(f32[2,3]{0,1}, s32[])
+  j = token[] after-all(t0, o2)
+  r = (f32[2,3]{0,1}, u32[], token[]) recv(j), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,0}}\"}
+  s = (f32[2,3]{0,1}, u32[], token[]) send(x, j), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,0}}\"}
+  rd = (f32[2,3]{0,1}, token[]) recv-done(r), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  h = ((f32[2,3]{0,1}, s32[]), u32[], token[]) send(d, sd), channel_id=2, is_host_transfer=true
+  hd = token[] send-done(h), channel_id=2, is_host_transfer=true
+  z = s32[] constant(0)
+  f = f32[] constant(0)
+  s0 = (s32[], f32[], token[]) tuple(z, f, hd)
+  w = (s32[], f32[], token[]) while(s0), condition=cond, body=body
+  acc = f32[] get-tuple-element(w), index=1
+  v = f32[2,3]{0,1} get-tuple-element(rd), index=0
+  ROOT out = (f32[2,3]{0,1}, f32[]) tuple(v, acc)
 }",
     ),
 ];

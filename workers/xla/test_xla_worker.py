@@ -368,6 +368,31 @@ class XlaWorkerTest(unittest.TestCase):
         header, _ = self.w.execute({"hlo": hlo}, [("f32", np.zeros(2, np.float32), None)])
         self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
 
+    def test_infeed_and_outfeed_are_unsupported_without_blocking(self):
+        # jaxlib binds no transfer_to_infeed: compiling and running would wait for ever.
+        t = "tensor<2xf32>"
+        body = [
+            '%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
+            f'%1:2 = "stablehlo.infeed"(%0) <{{infeed_config = ""}}> : (!stablehlo.token) -> ({t}, !stablehlo.token)',
+            f'"func.return"(%1#0) : ({t}) -> ()',
+        ]
+        header, _ = self.w.execute(stablehlo([], [t], body), [])
+        self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
+        self.assertIn("transfer_to_infeed", header["message"])
+
+    def test_send_is_unsupported_by_xla_cpu(self):
+        t = "tensor<2xf32>"
+        attrs = ('channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false, '
+                 'mhlo.frontend_attributes = {_xla_send_recv_source_target_pairs = "{{0,0}}"}')
+        body = [
+            '%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
+            f'%1 = "stablehlo.send"(%arg0, %0) <{{{attrs}}}> : ({t}, !stablehlo.token) -> !stablehlo.token',
+            f'"func.return"(%arg0) : ({t}) -> ()',
+        ]
+        header, _ = self.w.execute(stablehlo([t], [t], body), [("f32", np.zeros(2, np.float32), None)])
+        self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
+        self.assertIn("send", header["message"])
+
     def test_chlo_function_without_an_expansion_for_the_type_is_unsupported(self):
         # XLA has no expansion of chlo.erfc for the f8 types: valid StableHLO it cannot lower.
         t = "tensor<2xf8E4M3FN>"

@@ -291,6 +291,17 @@ _INVALID = re.compile(
 _TUPLE_RESULT = re.compile(r"must be passed array shapes|Invalid XLA PrimitiveType: \d+ \(TUPLE\)")
 
 
+# Infeed and outfeed move values through the device's queues, which the host fills and drains
+# with PjRtDevice::TransferToInfeed / TransferFromOutfeed. jaxlib 0.10.2 binds neither (its
+# Device has no transfer_to_infeed; the PJRT C API says "does not support TransferToInfeed"),
+# so a module that reads an infeed would block XLA for ever.
+_FEEDS = re.compile(r"stablehlo\.(infeed|outfeed)")
+FEEDS_REASON = (
+    "{op}: jaxlib exposes no transfer_to_infeed / transfer_from_outfeed (PJRT C API: "
+    "'does not support TransferToInfeed'), so the case's queues cannot reach XLA"
+)
+
+
 def classify_compile_error(message):
     """'unsupported' | 'invalid' | 'failure' for an XLA compile error message."""
     if _UNSUPPORTED.search(message):
@@ -428,6 +439,11 @@ def handle_execute(xla, header, datas):
         return
     if len(arrays) % replicas != 0:
         error_reply(req_id, "invalid", f"{len(arrays)} inputs for {replicas} replicas")
+        return
+    feed = _FEEDS.search(text)
+    if feed:
+        # An infeed would wait for ever: nothing here can fill XLA's queues (docs/host-transfers.md).
+        error_reply(req_id, "unsupported", FEEDS_REASON.format(op=feed.group(0)))
         return
     compiled = xla.compile(text, replicas)
     if compiled[0] == "error":

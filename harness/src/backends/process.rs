@@ -490,6 +490,12 @@ impl Backend for ProcessBackend {
                 hello.protocol
             )));
         }
+        if conformance_spec::host_transfer::module_has(module, conformance_spec::Opcode::Outfeed) {
+            // Outfeed values vary in number per device; protocol 2 has no place for them yet.
+            return Err(BackendError::Unsupported(
+                "outfeed: protocol 2 carries no outfeed queue (docs/protocol.md)".into(),
+            ));
+        }
         let texts = ProcessBackend::texts(&hello, module)?;
         let one = module.entry_computation().root_instruction().shape.clone();
         let root = if grid.devices() > 1 {

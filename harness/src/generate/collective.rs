@@ -80,7 +80,7 @@ fn id_count(mode: GroupMode, grid: DeviceGrid) -> usize {
     }
 }
 
-fn shuffled(rng: &mut Rng, n: usize) -> Vec<i64> {
+pub(crate) fn shuffled(rng: &mut Rng, n: usize) -> Vec<i64> {
     let mut ids: Vec<i64> = (0..n as i64).collect();
     for k in (1..n).rev() {
         ids.swap(k, rng.below(k as u64 + 1) as usize);
@@ -114,7 +114,7 @@ fn groups(rng: &mut Rng, n: usize, equal: bool) -> (Vec<Vec<i64>>, usize) {
 
 /// Random source-target pairs over `n` ids: each id a source at most once and a target at
 /// most once (a partial permutation; self-pairs allowed).
-fn pairs(rng: &mut Rng, n: usize) -> Vec<Vec<i64>> {
+pub(crate) fn pairs(rng: &mut Rng, n: usize) -> Vec<Vec<i64>> {
     let sources = shuffled(rng, n);
     let targets = shuffled(rng, n);
     let k = rng.below(n as u64 + 1) as usize;

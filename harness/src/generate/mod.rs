@@ -9,6 +9,7 @@ pub mod contraction;
 pub mod control_flow;
 pub mod elementwise;
 pub mod graph;
+pub mod host_transfer;
 mod lapack;
 pub mod linalg;
 pub mod movement;
@@ -235,6 +236,8 @@ pub fn case_with(
         random_ops::build(rng, &spec)
     } else if collective::is_collective(op.signature) {
         collective::build(rng, &spec)
+    } else if host_transfer::is_host_transfer(op.signature) {
+        host_transfer::build(rng, &spec)
     } else if !op.signature.is_elementwise() {
         movement::build(rng, &spec)
     } else if op.opcode == Opcode::ReducePrecision.name() {

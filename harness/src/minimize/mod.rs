@@ -23,6 +23,7 @@
 //! computations (a loop's trip count and a branch index shrink as values).
 
 mod collective;
+mod host_transfer;
 mod linalg;
 mod random_ops;
 pub mod structured;
@@ -251,6 +252,16 @@ pub fn minimize(
     }
     let (mut best_module, mut best_args) = (module.clone(), args.to_vec());
     let root = module.entry_computation().root_instruction();
+    // Token and transfer cases are edited as whole modules ([`host_transfer`]).
+    if host_transfer::applies(module) {
+        if let Some((module, args)) = host_transfer::minimize(&mut oracle, module, args) {
+            return Ok(Minimized {
+                module,
+                args,
+                attempts: oracle.attempts,
+            });
+        }
+    }
     // Collectives shrink over their devices too ([`collective`]).
     if collective::is_collective(root.opcode) {
         if let Some((module, args)) = collective::minimize(&mut oracle, module, args) {

@@ -113,18 +113,41 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
         }
     };
     let one = entry.parameters();
-    let params: Vec<_> = (0..devices).flat_map(|_| one.iter().copied()).collect();
-    if params.len() != ex.inputs.len() {
+    // A module that reads an infeed takes each device's queue after its parameters
+    // (crate::host_transfer): the queue's length is the example's.
+    let reads = crate::host_transfer::module_has(&module, Opcode::Infeed);
+    let per_device = ex.inputs.len() / devices;
+    let count_ok = if reads {
+        ex.inputs.len().is_multiple_of(devices) && per_device >= one.len()
+    } else {
+        ex.inputs.len() == one.len() * devices
+    };
+    let params: Vec<Option<&HloInstruction>> = (0..ex.inputs.len())
+        .map(|i| {
+            one.get(if reads {
+                i % per_device.max(1)
+            } else {
+                i % one.len().max(1)
+            })
+            .copied()
+        })
+        .collect();
+    if !count_ok {
         out.push(problem(
             Place::Inputs,
             format!(
-                "{} inputs given for {} entry parameters{}",
+                "{} inputs given for {} entry parameters{}{}",
                 ex.inputs.len(),
                 one.len(),
                 if devices > 1 {
                     format!(" on each of {devices} devices")
                 } else {
                     String::new()
+                },
+                if reads {
+                    " (each device's parameters, then its infeed queue)"
+                } else {
+                    ""
                 }
             ),
         ));
@@ -136,7 +159,7 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
                 format!("input {i} does not parse: {e}"),
             )),
             Ok(lit) => {
-                if let Some(p) = params.get(i) {
+                if let Some(Some(p)) = params.get(i).filter(|_| count_ok) {
                     if !same_array_shape(&lit.shape(), &p.shape) {
                         out.push(problem(
                             Place::Input(i),
@@ -165,18 +188,45 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
             format!("expected output does not parse: {e}"),
         )),
         Ok(lit) => {
+            // A module that writes an outfeed gives `(root, (outfeed values))` per device;
+            // the outfeed values' count is the run's, so only the root is checked here.
+            let writes = crate::host_transfer::module_has(&module, Opcode::Outfeed);
+            let device_results: Vec<&Literal> = match &lit {
+                Literal::Tuple(d) if devices > 1 => d.iter().collect(),
+                other => vec![other],
+            };
+            let roots: Option<Vec<Shape>> = device_results
+                .iter()
+                .map(|d| match d {
+                    Literal::Tuple(p) if writes => match p.as_slice() {
+                        [root, Literal::Tuple(_)] => Some(root.shape()),
+                        _ => None,
+                    },
+                    other => Some(other.shape()),
+                })
+                .collect();
+            let got = match roots {
+                Some(mut r) if devices == 1 && r.len() == 1 => r.remove(0),
+                Some(r) => Shape::Tuple(r),
+                None => lit.shape(),
+            };
             let root_shape = if devices > 1 {
                 crate::shape::Shape::Tuple(vec![root.shape.clone(); devices])
             } else {
                 root.shape.clone()
             };
-            if !same_array_shape(&lit.shape(), &root_shape) {
+            if !same_array_shape(&got, &root_shape) {
                 out.push(problem(
                     Place::Expected,
                     format!(
-                        "expected output has shape {}, the root has {}",
+                        "expected output has shape {}, the root has {}{}",
                         lit.shape(),
-                        root.shape
+                        root.shape,
+                        if writes {
+                            " (with the outfeed queue: `(root, (values...))` per device)"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
@@ -192,7 +242,19 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
     }
     let (line, column) = root_position(&ex.hlo);
     let at_root = Place::Hlo(line, column);
-    if root.opcode != opcode {
+    // A token is not a value: the instruction under test of a token or transfer entry is the
+    // first of its opcode (entry computation first), not the root.
+    let subject = if crate::host_transfer::is_host_transfer(opcode) {
+        module
+            .computations
+            .iter()
+            .flat_map(|c| c.instructions.iter().map(move |i| (c, i)))
+            .filter(|(_, i)| i.opcode == opcode)
+            .min_by_key(|(c, _)| !std::ptr::eq(*c, entry))
+    } else {
+        Some((entry, root))
+    };
+    let Some((subject_computation, root)) = subject.filter(|(_, i)| i.opcode == opcode) else {
         out.push(problem(
             at_root,
             format!(
@@ -201,13 +263,13 @@ pub(crate) fn validate_example(op: &OpEntry, opcode: Opcode, ex: &Example) -> Ve
             ),
         ));
         return out;
-    }
+    };
     // The element type of the entry (the first data operand's, or the result's first array), and
     // of the result.
     let operand_shapes: Vec<&Shape> = root
         .operands
         .iter()
-        .filter_map(|&k| entry.instructions.get(k))
+        .filter_map(|&k| subject_computation.instructions.get(k))
         .map(|i| &i.shape)
         .collect();
     let operand_type = super::model::entry_element_type(root.opcode, &operand_shapes, &root.shape);

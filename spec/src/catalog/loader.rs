@@ -37,6 +37,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     ("lapack.yaml", include_str!("../../ops/lapack.yaml")),
     ("random.yaml", include_str!("../../ops/random.yaml")),
     ("collective.yaml", include_str!("../../ops/collective.yaml")),
+    (
+        "host_transfer.yaml",
+        include_str!("../../ops/host_transfer.yaml"),
+    ),
 ];
 
 /// A 1-based place in a catalog file.

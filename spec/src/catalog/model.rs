@@ -199,6 +199,18 @@ pub enum Signature {
     ReduceScatter,
     /// `replica-id()` / `partition-id()`: the device's id, a u32 scalar.
     DeviceId,
+    // Tokens and host transfers (seed 004; `spec/ops/host_transfer.yaml`,
+    // docs/host-transfers.md). The element type of an entry is that of the data moved.
+    /// `after-all(tokens...)`: a token joining its operands.
+    AfterAll,
+    /// `infeed(token)`: `(data, token)` from the device's infeed queue.
+    Infeed,
+    /// `outfeed(data, token), outfeed_shape`: a token; the data goes to the outfeed queue.
+    Outfeed,
+    /// `send(data, token), channel_id` with `send-done`.
+    Send,
+    /// `recv(token), channel_id` with `recv-done`.
+    Recv,
 }
 
 impl Signature {
@@ -615,7 +627,13 @@ pub fn entry_element_type(
         | Opcode::Conditional
         | Opcode::While
         | Opcode::OptimizationBarrier
-        | Opcode::GetTupleElement => first_leaf(result),
+        | Opcode::GetTupleElement
+        // The data received (the token and context id follow it).
+        | Opcode::Infeed
+        | Opcode::Recv
+        | Opcode::RecvDone => first_leaf(result),
+        // Tokens only.
+        Opcode::AfterAll => None,
         Opcode::Select => operand_shapes.get(1).and_then(|s| first_leaf(s)),
         // The generated data, not the u64 state.
         Opcode::RngBitGenerator => result

@@ -45,6 +45,25 @@ pub(crate) fn opcode_rules(opcode: Opcode) -> Option<OpcodeRules> {
         .or_else(|| linalg_rules(opcode))
         .or_else(|| random_rules(opcode))
         .or_else(|| collective_rules(opcode))
+        .or_else(|| host_transfer_rules(opcode))
+}
+
+/// Tokens and host transfers (seed 004: AfterAll, Infeed, Send, Recv; XLA's Outfeed).
+fn host_transfer_rules(opcode: Opcode) -> Option<OpcodeRules> {
+    use Signature as S;
+    const CHANNEL: &[&str] = &["channel_id", "is_host_transfer", "frontend_attributes"];
+    match opcode {
+        Opcode::AfterAll => Some(rules(&[S::AfterAll], SAME, &[])),
+        Opcode::Infeed => Some(rules(&[S::Infeed], SAME, &["infeed_config"])),
+        Opcode::Outfeed => Some(rules(
+            &[S::Outfeed],
+            SAME,
+            &["outfeed_shape", "outfeed_config"],
+        )),
+        Opcode::Send => Some(rules(&[S::Send], SAME, CHANNEL)),
+        Opcode::Recv => Some(rules(&[S::Recv], SAME, CHANNEL)),
+        _ => None,
+    }
 }
 
 /// Collectives over several devices (seed 004: AllReduce, CrossReplicaSum, AllGather,
@@ -436,6 +455,11 @@ mod tests {
             CollectivePermute,
             ReduceScatter,
             DeviceId,
+            AfterAll,
+            Infeed,
+            Outfeed,
+            Send,
+            Recv,
         ] {
             let ops = opcodes_with_signature(s);
             assert!(!ops.is_empty(), "{s:?}");
@@ -464,7 +488,8 @@ mod tests {
         );
         assert!(opcode_rules(Opcode::Dot).is_some());
         assert!(opcode_rules(Opcode::AllReduce).is_some());
-        assert!(opcode_rules(Opcode::Send).is_none());
+        assert!(opcode_rules(Opcode::Send).is_some());
+        assert!(opcode_rules(Opcode::SendDone).is_none());
     }
 
     #[test]

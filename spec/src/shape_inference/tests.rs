@@ -326,8 +326,48 @@ fn tuples_calls_parameters() {
         Ok(x.clone())
     );
     assert_eq!(
-        infer(Opcode::Send, &[&x], &[]),
-        Err(ShapeInferenceError::Unsupported(Opcode::Send))
+        infer(Opcode::Domain, &[&x], &[]),
+        Err(ShapeInferenceError::Unsupported(Opcode::Domain))
+    );
+}
+
+/// Tokens and host transfers (seed 004, AfterAll, Infeed, Send, Recv): tokens in, tokens out,
+/// the data of infeed and recv declared, the send/recv context `(data, u32[], token[])`.
+#[test]
+fn host_transfer_shapes() {
+    let t = Shape::Token;
+    let x = Shape::array(ElementType::F32, vec![2, 3]);
+    assert_eq!(infer(Opcode::AfterAll, &[], &[]), Ok(t.clone()));
+    assert_eq!(infer(Opcode::AfterAll, &[&t, &t], &[]), Ok(t.clone()));
+    assert!(infer(Opcode::AfterAll, &[&t, &x], &[]).is_err());
+    let fed = Shape::Tuple(vec![x.clone(), t.clone()]);
+    let given = InferenceContext::from_declared(&fed);
+    assert_eq!(
+        infer_shape_in(Opcode::Infeed, &[&t], &[], &given),
+        Ok(fed.clone())
+    );
+    assert!(infer_shape_in(Opcode::Infeed, &[&x], &[], &given).is_err());
+    let wrong = InferenceContext::from_declared(&x);
+    assert!(infer_shape_in(Opcode::Infeed, &[&t], &[], &wrong).is_err());
+    assert_eq!(infer(Opcode::Outfeed, &[&x, &t], &[]), Ok(t.clone()));
+    let other = Attribute {
+        name: "outfeed_shape".into(),
+        value: AttrValue::Raw("f32[3,2]".into()),
+    };
+    assert!(infer(Opcode::Outfeed, &[&x, &t], &[other]).is_err());
+    let context = Shape::Tuple(vec![
+        x.clone(),
+        Shape::array(ElementType::U32, vec![]),
+        t.clone(),
+    ]);
+    assert_eq!(infer(Opcode::Send, &[&x, &t], &[]), Ok(context.clone()));
+    assert_eq!(infer(Opcode::SendDone, &[&context], &[]), Ok(t.clone()));
+    assert_eq!(infer(Opcode::RecvDone, &[&context], &[]), Ok(fed));
+    assert!(infer(Opcode::RecvDone, &[&x], &[]).is_err());
+    let declared = InferenceContext::from_declared(&context);
+    assert_eq!(
+        infer_shape_in(Opcode::Recv, &[&t], &[], &declared),
+        Ok(context)
     );
 }
 

@@ -263,6 +263,7 @@ mod tests {
                     && !crate::generate::linalg::is_linalg(op.signature)
                     && !crate::generate::random_ops::is_random(op.signature)
                     && !crate::generate::collective::is_collective(op.signature)
+                    && !crate::generate::host_transfer::is_host_transfer(op.signature)
             },
             6,
             build,

@@ -12,9 +12,11 @@ use crate::hlo::ir::{AttrValue, HloInstruction, Opcode};
 use crate::literal::Literal;
 
 /// Writes a `constant`: one `stablehlo.constant` per array leaf of its literal (bit-exact, see
-/// [`dense_constant`]).
+/// [`dense_constant`]); a token leaf, which has no `stablehlo.constant` form, is a fresh token:
+/// `stablehlo.after_all` without operands (seed 004, AfterAll: a token carries no data, so every
+/// token constant is the same value).
 ///
-/// Errors: a constant without a literal, a token, or a literal with dynamic sizes.
+/// Errors: a constant without a literal, or a literal with dynamic sizes.
 pub(super) fn constant(e: &mut Emitter, instr: &HloInstruction) -> R<Value> {
     let literal = instr
         .literal
@@ -38,10 +40,18 @@ fn literal_value(e: &mut Emitter, instr: &HloInstruction, literal: &Literal) -> 
             .map(|l| literal_value(e, instr, l))
             .collect::<R<Vec<_>>>()
             .map(Value::Tuple),
-        Literal::Token => Err(super::unsupported(
-            instr,
-            "tokens have no StableHLO tensor form here",
-        )),
+        Literal::Token => {
+            let leaf = e.op(
+                "stablehlo.after_all",
+                &[],
+                &[],
+                &[],
+                &[super::types::TOKEN.into()],
+            );
+            Ok(Value::Leaf(leaf.into_iter().next().ok_or_else(|| {
+                super::unsupported(instr, "an after_all without a result")
+            })?))
+        }
     }
 }
 

@@ -19,15 +19,20 @@
 //! - constants are bit-exact (see [`types::dense_constant`]);
 //! - every attribute of an instruction is either translated or, when it only annotates
 //!   (`metadata`, `frontend_attributes`, `backend_config`, `sharding`, `operand_precision`, ...),
-//!   dropped; anything else makes the instruction [`StablehloError::Unsupported`], as do tokens
-//!   and opcodes without a faithful StableHLO form: the printer never writes a program that
-//!   means something else;
+//!   dropped; anything else makes the instruction [`StablehloError::Unsupported`], as do opcodes
+//!   without a faithful StableHLO form: the printer never writes a program that means something
+//!   else;
+//! - tokens are `!stablehlo.token` leaves (parameters and results of private functions, tuple
+//!   and loop-state leaves); `after-all`, `infeed`, `outfeed` and `send`/`recv` with their
+//!   `-done` halves are written as in `transfer.rs`; `@main` neither takes nor returns a token
+//!   (the worker protocol passes arrays);
 //! - bounded dynamic shapes (`f32[<=4]`, from `set-dimension-size`) are StableHLO's bounded
 //!   types (`tensor<?xf32, #stablehlo.bounds<4>>`) inside the program, but not at `@main`'s
 //!   boundary: a worker receives static arrays and returns the bound's elements, so a dynamic
 //!   entry parameter or result is unsupported.
 //!
-//! Instructions the root does not depend on are not printed.
+//! Instructions that neither the root nor a side effect (`infeed`, `outfeed`, `send`, `recv` and
+//! their `-done` halves) depends on are not printed.
 //!
 //! Sources: seed 004 (the meaning of each operation) and the StableHLO specification (the
 //! operations and attribute forms that express it).
@@ -40,6 +45,7 @@ mod indexing;
 mod linalg;
 mod movement;
 mod regions;
+mod transfer;
 pub mod types;
 
 use super::ir::{HloComputation, HloInstruction, HloModule, Opcode};
@@ -73,10 +79,10 @@ fn unsupported(instr: &HloInstruction, reason: impl Into<String>) -> StablehloEr
 ///
 /// Errors: [`StablehloError::Unsupported`] naming the first instruction (in a depth-first walk
 /// from the entry) that has no faithful StableHLO form: an opcode the printer does not translate
-/// (`rng`, `fft`, collectives, ...), a token, an attribute that would change the meaning and has
-/// no StableHLO counterpart, a tuple-shaped or dynamic entry parameter, or a dynamic entry result
-/// (the worker protocol passes static arrays), or a malformed module (an operand or a called
-/// computation that does not exist).
+/// (`rng`, `fft`, collectives, ...), an attribute that would change the meaning and has no
+/// StableHLO counterpart, a tuple-shaped, token or dynamic entry parameter, a dynamic entry
+/// result or one holding a token (the worker protocol passes static arrays), or a malformed
+/// module (an operand or a called computation that does not exist).
 pub fn print_stablehlo(module: &HloModule) -> Result<String, StablehloError> {
     let mut printer = ModulePrinter {
         module,
@@ -255,6 +261,15 @@ impl ModulePrinter<'_> {
                     ),
                 ));
             }
+            if types::has_token(&root.shape) {
+                return Err(unsupported(
+                    root,
+                    format!(
+                        "the entry result {} holds a token; the worker protocol returns arrays",
+                        root.shape
+                    ),
+                ));
+            }
         }
         let root = e.computation(comp, values)?;
         let results = root.leaves();
@@ -310,10 +325,16 @@ fn indent(text: &str, prefix: &str) -> String {
     out
 }
 
-/// Which instructions the root depends on (operands, transitively).
+/// Which instructions the root or a side effect depends on (operands, transitively): the
+/// instructions with a side effect ([`transfer::has_side_effect`]) are live whether or not the
+/// root uses them.
 fn live_instructions(comp: &HloComputation) -> Vec<bool> {
     let mut live = vec![false; comp.instructions.len()];
     let mut stack = vec![comp.root];
+    stack.extend(
+        (0..comp.instructions.len())
+            .filter(|&i| transfer::has_side_effect(comp.instructions[i].opcode)),
+    );
     while let Some(i) = stack.pop() {
         if i >= live.len() || live[i] {
             continue;
@@ -448,6 +469,13 @@ impl<'p, 'm> Emitter<'p, 'm> {
                 | ReduceScatter
                 | ReplicaId
                 | PartitionId
+                | AfterAll
+                | Infeed
+                | Outfeed
+                | Send
+                | SendDone
+                | Recv
+                | RecvDone
         ) || elementwise::stablehlo_name(instr.opcode).is_some();
         if !translated {
             return Err(unsupported(
@@ -472,6 +500,9 @@ impl<'p, 'm> Emitter<'p, 'm> {
             | BatchNormGrad | CustomCall | RngBitGenerator | Rng => linalg::emit(self, at, ops),
             AllReduce | AllGather | AllToAll | CollectivePermute | ReduceScatter | ReplicaId
             | PartitionId => collective::emit(self, at, ops),
+            AfterAll | Infeed | Outfeed | Send | SendDone | Recv | RecvDone => {
+                transfer::emit(self, at, ops)
+            }
             _ => elementwise::emit(self, at, ops),
         }
     }
@@ -490,6 +521,20 @@ impl<'p, 'm> Emitter<'p, 'm> {
         name: &str,
         operands: &[&Leaf],
         attributes: &[(&str, String)],
+        regions: &[String],
+        results: &[String],
+    ) -> Vec<Leaf> {
+        self.op_with(name, operands, attributes, &[], regions, results)
+    }
+
+    /// [`Emitter::op`] with discardable attributes (`{mhlo.frontend_attributes = ...}`, after
+    /// the regions) besides the properties `<{...}>`.
+    fn op_with(
+        &mut self,
+        name: &str,
+        operands: &[&Leaf],
+        attributes: &[(&str, String)],
+        discardable: &[(&str, String)],
         regions: &[String],
         results: &[String],
     ) -> Vec<Leaf> {
@@ -515,6 +560,13 @@ impl<'p, 'm> Emitter<'p, 'm> {
         }
         if !regions.is_empty() {
             let _ = write!(line, " ({})", regions.join(", "));
+        }
+        if !discardable.is_empty() {
+            let items: Vec<String> = discardable
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            let _ = write!(line, " {{{}}}", items.join(", "));
         }
         let types: Vec<&str> = operands.iter().map(|l| l.ty.as_str()).collect();
         let _ = write!(line, " : ({}) -> ", types.join(", "));
@@ -731,6 +783,10 @@ fn translated_attributes(op: Opcode) -> &'static [&'static str] {
         ],
         AllToAll => &["replica_groups", "channel_id", "dimensions"],
         CollectivePermute => &["source_target_pairs", "channel_id"],
+        // `frontend_attributes` (an annotation elsewhere) carries a channel's device pairs.
+        Send | Recv | SendDone | RecvDone => &["channel_id", "is_host_transfer"],
+        Infeed => &["infeed_config"],
+        Outfeed => &["outfeed_shape", "outfeed_config"],
         Cholesky => &["lower"],
         TriangularSolve => &["left_side", "lower", "unit_diagonal", "transpose_a"],
         BatchNormTraining | BatchNormInference | BatchNormGrad => &["epsilon", "feature_index"],

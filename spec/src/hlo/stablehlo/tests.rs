@@ -95,15 +95,15 @@ ENTRY e {
     )
     .unwrap();
     // An opcode without a StableHLO form here.
-    module.computations[0].instructions[1].opcode = crate::hlo::Opcode::Infeed;
+    module.computations[0].instructions[1].opcode = crate::hlo::Opcode::Bitcast;
     let e = print_stablehlo(&module).unwrap_err();
     let StablehloError::Unsupported {
         instruction,
         reason,
     } = &e;
-    assert_eq!(instruction, "%r (infeed)");
+    assert_eq!(instruction, "%r (bitcast)");
     assert!(
-        reason.contains("no StableHLO form for `infeed`"),
+        reason.contains("no StableHLO form for `bitcast`"),
         "{reason}"
     );
 }

@@ -84,25 +84,52 @@ pub fn is_dynamic(shape: &Shape) -> bool {
     }
 }
 
-/// The tensor types of the leaves of a shape, depth-first, left to right.
+/// The StableHLO type of a token (seed 004, AfterAll: a token orders side effects).
+pub const TOKEN: &str = "!stablehlo.token";
+
+/// The types of the leaves of a shape, depth-first, left to right: a tensor type per array,
+/// [`TOKEN`] per token.
 ///
-/// Errors: a token.
+/// Errors: none today (the `Result` is kept for leaf kinds without a StableHLO type).
 pub fn leaf_types(shape: &Shape) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
-    fn walk(shape: &Shape, out: &mut Vec<String>) -> Result<(), String> {
+    fn walk(shape: &Shape, out: &mut Vec<String>) {
         match shape {
             Shape::Array(a) => out.push(tensor_type(a)),
-            Shape::Tuple(t) => {
-                for s in t {
-                    walk(s, out)?;
-                }
-            }
-            Shape::Token => return Err("tokens have no StableHLO tensor form here".into()),
+            Shape::Tuple(t) => t.iter().for_each(|s| walk(s, out)),
+            Shape::Token => out.push(TOKEN.into()),
         }
-        Ok(())
     }
-    walk(shape, &mut out)?;
+    walk(shape, &mut out);
     Ok(out)
+}
+
+/// True when some leaf of `shape` is a token.
+pub fn has_token(shape: &Shape) -> bool {
+    match shape {
+        Shape::Array(_) => false,
+        Shape::Tuple(t) => t.iter().any(has_token),
+        Shape::Token => true,
+    }
+}
+
+/// `"text"` as an MLIR string literal: `"` and `\` escaped, every byte outside printable
+/// ASCII as `\XX` (MLIR LangRef, "String literals"); the reader's lexer gives `text` back.
+pub fn string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for &b in text.as_bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:02X}");
+            }
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The array shape of a value, or why it is not one.
@@ -317,5 +344,18 @@ mod tests {
         assert_eq!(symbol("add.1"), "@add.1");
         assert_eq!(symbol("reducer-0"), "@\"reducer-0\"");
         assert_eq!(symbol("0x"), "@\"0x\"");
+    }
+
+    #[test]
+    fn tokens_are_leaves_and_strings_are_escaped() {
+        let s = Shape::Tuple(vec![
+            Shape::Array(ArrayShape::scalar(ElementType::F32)),
+            Shape::Token,
+        ]);
+        assert_eq!(leaf_types(&s).unwrap(), ["tensor<f32>", "!stablehlo.token"]);
+        assert!(has_token(&s));
+        assert!(!has_token(&Shape::Tuple(vec![])));
+        assert_eq!(string(""), r#""""#);
+        assert_eq!(string("a\"b\\c\n\u{e9}"), r#""a\"b\\c\0A\C3\A9""#);
     }
 }

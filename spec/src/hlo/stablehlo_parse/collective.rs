@@ -27,7 +27,7 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> Option<LResult<
 }
 
 /// A `groups × size` integer tensor as rows.
-fn rows(l: &Lowering, op: &Op, name: &str) -> LResult<Option<Vec<Vec<i64>>>> {
+pub(crate) fn rows(l: &Lowering, op: &Op, name: &str) -> LResult<Option<Vec<Vec<i64>>>> {
     let Some(a) = op.attr(name) else {
         return Ok(None);
     };

@@ -31,12 +31,6 @@ pub(crate) type LResult<T> = Result<T, StablehloParseError>;
 pub(crate) fn no_translation(name: &str) -> String {
     let known_unsupported = [
         "stablehlo.collective_broadcast",
-        "stablehlo.infeed",
-        "stablehlo.outfeed",
-        "stablehlo.send",
-        "stablehlo.recv",
-        "stablehlo.after_all",
-        "stablehlo.create_token",
         "stablehlo.composite",
         "stablehlo.uniform_quantize",
         "stablehlo.uniform_dequantize",
@@ -525,9 +519,9 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    /// The IR shape of a type: tensors (row-major), tuples of them.
+    /// The IR shape of a type: tensors (row-major), tokens, tuples of them.
     ///
-    /// Errors: tokens, function types and non-tensor types.
+    /// Errors: function types and other non-tensor types.
     pub fn shape_of_type(&self, ty: &Type, at: usize) -> LResult<Shape> {
         match ty {
             Type::Tensor(a) => Ok(Shape::Array(a.clone())),
@@ -536,7 +530,7 @@ impl<'a> Lowering<'a> {
                 .map(|t| self.shape_of_type(t, at))
                 .collect::<LResult<Vec<_>>>()
                 .map(Shape::Tuple),
-            Type::Token => Err(self.err(at, "tokens (`!stablehlo.token`) are not supported here")),
+            Type::Token => Ok(Shape::Token),
             other => Err(self.err(
                 at,
                 format!("expected a tensor type, found `{}`", other.describe()),

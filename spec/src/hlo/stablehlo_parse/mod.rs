@@ -21,9 +21,12 @@
 //!   (`multiply(x, x)`: the same value rounded once), and CHLO's functions, each its own opcode
 //!   (`chlo.erf`, `tan`, `acos`, `acosh`, `asin`, `asinh`, `atan`, `atanh`, `cosh`, `sinh`,
 //!   `erfc`, `erf_inv`, `lgamma`, `digamma`, `bessel_i1e`, `next_after`, `polygamma`, `zeta`);
+//!   the collectives (`collective.rs`); tokens and host transfers: `after_all` (and the
+//!   deprecated `create_token`), `infeed`, `outfeed`, `send` and `recv` (`transfer.rs`);
 //! - types `tensor<4x8xf32>` (row-major layouts), bounded dynamic dimensions
 //!   (`tensor<?x3xf32, #stablehlo.bounds<4, ?>>`), every element type of the IR (`i1` → pred,
-//!   `iN`/`siN` → sN, `uiN` → uN, `bf16`, the f8 types, `complex<f32>`), `tuple<...>`.
+//!   `iN`/`siN` → sN, `uiN` → uN, `bf16`, the f8 types, `complex<f32>`), `tuple<...>`,
+//!   `!stablehlo.token` (a token).
 //!
 //! A function or region with several results returns a `tuple` (JAX's HLO has the same tuple
 //! root). How regions, captured values and names map is described in `lower.rs`.
@@ -44,6 +47,7 @@ mod ops;
 mod pretty;
 mod regions;
 mod syntax;
+mod transfer;
 
 use super::ir::HloModule;
 use std::collections::HashMap;

@@ -123,6 +123,9 @@ pub(crate) fn lower(l: &mut Lowering, s: &mut Scope, op: &Op) -> LResult<Vec<Bin
     if let Some(lowered) = super::collective::lower(l, s, op) {
         return lowered;
     }
+    if let Some(lowered) = super::transfer::lower(l, s, op) {
+        return lowered;
+    }
     match op.name.as_str() {
         "stablehlo.compare" => compare(l, s, op),
         "chlo.square" => {

@@ -88,6 +88,9 @@ pub(crate) fn parse(c: &mut Cursor, name: &str, pos: usize) -> PResult<Op> {
 
 /// The `stablehlo.*` pretty forms.
 fn stablehlo(c: &mut Cursor, op: &mut Op, short: &str) -> PResult<()> {
+    if let Some(read) = super::transfer::pretty(c, op, short) {
+        return read;
+    }
     match short {
         s if UNARY.contains(&s) => operands_then_types(c, op, 1),
         s if BINARY.contains(&s) => operands_then_types(c, op, 2),
