@@ -50,6 +50,7 @@ fn execute_device(
 ) -> Result<Literal, BackendError> {
     let exec = Exec {
         compiled_loops: fast.compiled_loops(),
+        threefry_rotations: fast.threefry_rotations,
         ..Exec::new(fast.parallel_threshold())
     };
     let entry = module.computations.get(module.entry).ok_or_else(|| {

@@ -90,6 +90,7 @@ pub const DEFAULT_PARALLEL_THRESHOLD: usize = 256 * 1024;
 pub struct Fast {
     parallel_threshold: usize,
     compiled_loops: bool,
+    threefry_rotations: [u32; 8],
 }
 
 impl Default for Fast {
@@ -105,6 +106,7 @@ impl Fast {
         Fast {
             parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
             compiled_loops: true,
+            threefry_rotations: random::THREEFRY_ROTATIONS,
         }
     }
 
@@ -113,6 +115,7 @@ impl Fast {
         Fast {
             parallel_threshold: usize::MAX,
             compiled_loops: true,
+            threefry_rotations: random::THREEFRY_ROTATIONS,
         }
     }
 
@@ -121,6 +124,7 @@ impl Fast {
         Fast {
             parallel_threshold: elements.max(1),
             compiled_loops: true,
+            threefry_rotations: random::THREEFRY_ROTATIONS,
         }
     }
 
@@ -129,6 +133,15 @@ impl Fast {
     /// either way; only the speed differs (seed 004, While).
     pub fn with_compiled_loops(mut self, compiled: bool) -> Fast {
         self.compiled_loops = compiled;
+        self
+    }
+
+    /// The same backend with Threefry's rotation constants replaced by `rotations` (the eight
+    /// R_{2×32} of Salmon et al. SC 2011, rounds 1–4 then 5–8). This is a fault-injection knob:
+    /// any other constants give other bits than seed 004's `rng_three_fry`, which is how the
+    /// planted-bug tests check that the harness notices (harness/tests/random_bits.rs).
+    pub fn with_threefry_rotations(mut self, rotations: [u32; 8]) -> Fast {
+        self.threefry_rotations = rotations;
         self
     }
 

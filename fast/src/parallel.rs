@@ -27,6 +27,9 @@ pub(crate) struct Exec {
     /// Whether `while` loops over small arrays run as compiled loops
     /// ([`crate::control_flow`]'s loop plans) rather than through the interpreter.
     pub(crate) compiled_loops: bool,
+    /// Threefry's rotation constants (the paper's unless a planted-bug test sets others:
+    /// [`crate::Fast::with_threefry_rotations`]).
+    pub(crate) threefry_rotations: [u32; 8],
 }
 
 impl Exec {
@@ -36,6 +39,7 @@ impl Exec {
             threshold,
             chunk: CHUNK,
             compiled_loops: true,
+            threefry_rotations: crate::random::THREEFRY_ROTATIONS,
         }
     }
 
@@ -49,7 +53,7 @@ impl Exec {
                 (self.threshold / HEAVY_FACTOR).max(1)
             },
             chunk: HEAVY_CHUNK,
-            compiled_loops: self.compiled_loops,
+            ..self
         }
     }
 

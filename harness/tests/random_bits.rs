@@ -1,6 +1,10 @@
 //! `rng-bit-generator` judged by the harness (docs/random.md): bit for bit against a backend of
 //! the reference's layout, by shapes and χ² tests against any other; broken generators of either
-//! kind are caught, with the class and the p-values that say why.
+//! kind are caught, with the class and the p-values that say why; a Threefry with one rotation
+//! constant wrong is found by a sweep and minimized.
+
+#[path = "common/planted.rs"]
+mod planted;
 
 use conformance::check::Verdict;
 use conformance::compare::DiffClass;
@@ -165,4 +169,19 @@ fn another_layout_is_judged_by_shapes_and_statistics() {
         .find(|t| t.name == "bit frequencies")
         .unwrap();
     assert!(t.rejects() && t.p_value.0 < 1e-100, "{t:?}");
+}
+
+/// Fast with one of Threefry's eight rotation constants wrong (round 3 rotates by 25, not 26):
+/// a sweep of `rng-bit-generator` with THREE_FRY finds it and minimizes it to a few elements.
+#[test]
+fn a_threefry_with_one_rotation_wrong_is_found_and_minimized() {
+    let mut rotations = [13, 15, 26, 6, 17, 29, 16, 24];
+    rotations[2] = 25;
+    let broken = Fast::new().with_threefry_rotations(rotations);
+    let (module, args) = planted::found_and_minimized("rng-bit-generator-THREE_FRY", 17, &broken);
+    let root = module.entry_computation().root_instruction();
+    let data = root.shape.tuple_shapes().and_then(|t| t.get(1)).unwrap();
+    let elements = data.as_array().unwrap().element_count();
+    assert!(elements <= 2, "{module}");
+    assert_eq!(args.len(), 1, "{module}");
 }

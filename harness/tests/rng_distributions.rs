@@ -1,6 +1,10 @@
 //! `rng` judged by the harness (docs/random.md): every backend's sample against the
 //! distribution. The fast backend's samples pass; samples that leave the support, skew the law,
-//! carry a modulo bias or repeat neighbours are caught, each with the test that saw it.
+//! carry a modulo bias or repeat neighbours are caught, each with the test that saw it; a
+//! uniform generator that can return b is found by a sweep and minimized.
+
+#[path = "common/planted.rs"]
+mod planted;
 
 use conformance::check::Verdict;
 use conformance::compare::DiffClass;
@@ -212,4 +216,50 @@ fn the_false_alarm_rate_is_the_stated_one() {
         // 100 expected; 60..=150 is beyond four standard deviations either side.
         assert!((60..=150).contains(n), "{name}: {n} of {runs} below 1%");
     }
+}
+
+/// Fast's `rng` sample with its first element replaced by the bound `b` (the value the root's
+/// second operand holds): the classic bug of `a + (b - a)·u` rounding up to `b`.
+struct ReachesB;
+
+impl Backend for ReachesB {
+    fn name(&self) -> &str {
+        "reaches-b"
+    }
+    fn capabilities(&self) -> Capabilities {
+        Fast::new().capabilities()
+    }
+    fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        let out = Fast::new().execute(module, args)?;
+        let entry = module.entry_computation();
+        let root = entry.root_instruction();
+        let bound = root
+            .operands
+            .get(1)
+            .and_then(|&k| entry.instructions.get(k))
+            .and_then(|i| match (i.parameter_number, &i.literal) {
+                (Some(p), _) => args.get(p as usize).cloned(),
+                (None, Some(l)) => Some(l.clone()),
+                _ => None,
+            });
+        match (out, bound) {
+            (Literal::Array(mut a), Some(Literal::Array(b))) if a.shape().element_count() > 0 => {
+                let mut bits = a.logical_bits();
+                bits[0] = b.logical_bits()[0];
+                a = ArrayLiteral::from_bits(a.shape().clone(), &bits)
+                    .map_err(|e| BackendError::Failure(e.to_string()))?;
+                Ok(Literal::Array(a))
+            }
+            (other, _) => Ok(other),
+        }
+    }
+}
+
+#[test]
+fn a_uniform_generator_that_returns_b_is_found_and_minimized() {
+    let (module, _) = planted::found_and_minimized("rng-UNIFORM", 19, &ReachesB);
+    let root = module.entry_computation().root_instruction();
+    assert_eq!(root.opcode, conformance_spec::Opcode::Rng, "{module}");
+    let elements = root.shape.as_array().unwrap().element_count();
+    assert!(elements <= 2, "{module}");
 }

@@ -17,6 +17,9 @@ use conformance_spec::random::{bit_generator_output_type, RngAlgorithm, XLA_LAYO
 use conformance_spec::{ArrayShape, BackendError, ElementType, Layout, Opcode, Shape};
 use rayon::prelude::*;
 
+mod threefry;
+pub(crate) use threefry::ROTATIONS as THREEFRY_ROTATIONS;
+
 /// True for the opcodes this module implements.
 pub(crate) fn is_random(op: Opcode) -> bool {
     matches!(op, Opcode::RngBitGenerator | Opcode::Rng)
@@ -25,7 +28,7 @@ pub(crate) fn is_random(op: Opcode) -> bool {
 pub(crate) mod rng;
 
 /// Counters per parallel task.
-const BLOCK: usize = 1 << 12;
+pub(super) const BLOCK: usize = 1 << 12;
 
 /// Evaluates `rng-bit-generator`: the tuple (new state, data), both row-major (the interpreter
 /// conforms them to the instruction's layouts).
@@ -77,7 +80,7 @@ pub(crate) fn evaluate<'a>(
     let n = data_shape.element_count();
     let (next, bytes) = match algorithm {
         RngAlgorithm::ThreeFry => {
-            let (used, bytes) = threefry(s[0], s[1], &data_shape.dimensions, width, exec);
+            let (used, bytes) = threefry::data(s[0], s[1], &data_shape.dimensions, width, exec);
             (vec![s[0], s[1].wrapping_add(used)], bytes)
         }
         RngAlgorithm::Philox | RngAlgorithm::Default => {
@@ -155,111 +158,6 @@ fn row_major(t: ElementType, dims: &[i64]) -> ArrayShape {
     ArrayShape::new(t, dims.to_vec()).with_layout(Layout::default_for_rank(dims.len()))
 }
 
-/// Threefry-2x32-20 (Salmon et al. SC 2011): rotations per round and the key schedule's parity.
-const ROTATIONS: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
-const PARITY: u32 = 0x1BD1_1BDA;
-
-#[inline(always)]
-fn threefry2x32(ks: &[u32; 3], c: u64) -> [u32; 2] {
-    let (mut x0, mut x1) = (
-        (c as u32).wrapping_add(ks[0]),
-        ((c >> 32) as u32).wrapping_add(ks[1]),
-    );
-    for i in 1..=5u32 {
-        let r = if i % 2 == 1 {
-            &ROTATIONS[..4]
-        } else {
-            &ROTATIONS[4..]
-        };
-        for &d in r {
-            x0 = x0.wrapping_add(x1);
-            x1 = x1.rotate_left(d) ^ x0;
-        }
-        // Key injection i: words i mod 3 and (i + 1) mod 3 of the schedule, plus i.
-        x0 = x0.wrapping_add(ks[i as usize % 3]);
-        x1 = x1.wrapping_add(ks[(i as usize + 1) % 3]).wrapping_add(i);
-    }
-    [x0, x1]
-}
-
-fn key_schedule(key: u64) -> [u32; 3] {
-    let (k0, k1) = (key as u32, (key >> 32) as u32);
-    [k0, k1, PARITY ^ k0 ^ k1]
-}
-
-/// Threefry data of `dims`, `width` bits per element, row-major bytes, and the counters used.
-fn threefry(key: u64, counter: u64, dims: &[i64], width: u32, exec: Exec) -> (u64, Vec<u8>) {
-    let ks = key_schedule(key);
-    let n: usize = dims.iter().product::<i64>() as usize;
-    if width == 64 {
-        let mut out = vec![0u32; 2 * n];
-        let fill = |(b, chunk): (usize, &mut [u32])| {
-            for (j, pair) in chunk.chunks_exact_mut(2).enumerate() {
-                let w = threefry2x32(&ks, counter.wrapping_add((b * BLOCK + j) as u64));
-                pair.copy_from_slice(&w);
-            }
-        };
-        if exec.parallel(n) {
-            out.par_chunks_mut(2 * BLOCK).enumerate().for_each(fill);
-        } else {
-            out.chunks_mut(2 * BLOCK).enumerate().for_each(fill);
-        }
-        return (n as u64, bytemuck::cast_slice(&out).to_vec());
-    }
-    // The split dimension; a scalar is one element of a dimension of 1.
-    let dims: Vec<i64> = if dims.is_empty() {
-        vec![1]
-    } else {
-        dims.to_vec()
-    };
-    let split = match dims.iter().position(|d| d % 2 == 0) {
-        Some(s) => s,
-        None => (0..dims.len()).fold(0, |b, i| if dims[i] > dims[b] { i } else { b }),
-    };
-    let d = dims[split] as usize;
-    let h = d.div_ceil(2);
-    let inner: usize = dims[split + 1..].iter().product::<i64>() as usize;
-    let outer: usize = dims[..split].iter().product::<i64>() as usize;
-    let used = (outer * h * inner) as u64;
-    let mut out = vec![0u32; n];
-    if n > 0 {
-        // Counters (o·h + hs)·inner + r fill rows 2·hs (word 0) and 2·hs + 1 (word 1) of the
-        // split dimension in slab o. A task takes `pairs` consecutive row pairs of one slab
-        // (about BLOCK counters), so the work splits even when there is a single slab.
-        let pairs = (BLOCK / inner.max(1)).max(1);
-        let fill = |o: usize, g: usize, rows: &mut [u32]| {
-            for (k, pair) in rows.chunks_mut(2 * inner).enumerate() {
-                let hs = g * pairs + k;
-                let base = ((o * h + hs) * inner) as u64;
-                let (first, second) = pair.split_at_mut(inner.min(pair.len()));
-                for (r, x0) in first.iter_mut().enumerate() {
-                    let w = threefry2x32(&ks, counter.wrapping_add(base + r as u64));
-                    *x0 = w[0];
-                    if let Some(x1) = second.get_mut(r) {
-                        *x1 = w[1];
-                    }
-                }
-            }
-        };
-        if exec.parallel(n) {
-            out.par_chunks_mut(d * inner)
-                .enumerate()
-                .for_each(|(o, slab)| {
-                    slab.par_chunks_mut(2 * inner * pairs)
-                        .enumerate()
-                        .for_each(|(g, rows)| fill(o, g, rows))
-                });
-        } else {
-            for (o, slab) in out.chunks_mut(d * inner).enumerate() {
-                for (g, rows) in slab.chunks_mut(2 * inner * pairs).enumerate() {
-                    fill(o, g, rows);
-                }
-            }
-        }
-    }
-    (used, narrow(&out, width, exec))
-}
-
 /// Philox-4x32-10 (Salmon et al. SC 2011): multipliers and Weyl key increments.
 const M0: u64 = 0xD251_1F53;
 const M1: u64 = 0xCD9E_8D57;
@@ -309,7 +207,7 @@ fn philox_stream(key: u64, counter: u128, used: usize, exec: Exec) -> Vec<u32> {
 
 /// Row-major bytes of 32-bit words kept at `width` bits (8, 16: the low bits; 32, 64: all, the
 /// words of a 64-bit element already in little-endian order).
-fn narrow(words: &[u32], width: u32, exec: Exec) -> Vec<u8> {
+pub(super) fn narrow(words: &[u32], width: u32, exec: Exec) -> Vec<u8> {
     match width {
         8 => words.iter().map(|&w| w as u8).collect(),
         16 => {
