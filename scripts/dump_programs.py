@@ -481,6 +481,26 @@ def _random_rbg():
     return f, (key,)
 
 
+@program("random_normal",
+         "jax.random.normal(key, (256,), float32) under both PRNG implementations: out0 with "
+         "threefry2x32 (arg0 the key data u32[2] of jax.random.key(3)), out1 with rbg (arg1 the "
+         "key data u32[4] of jax.random.key(3, impl='rbg'); its bits from XLA's RngBitGenerator); "
+         "uniform bits mapped into (-1, 1), then sqrt(2)·erfinv (chlo.erf_inv, decomposed in "
+         "module.hlo)",
+         ["rng-bit-generator", "bitcast-convert", "multiply"])
+def _random_normal():
+    k0 = _key_data(3)
+    k1 = np.asarray(jax.random.key_data(jax.random.key(3, impl="rbg")))
+
+    def f(a, b):
+        ka = jax.random.wrap_key_data(a, impl="threefry2x32")
+        kb = jax.random.wrap_key_data(b, impl="rbg")
+        return (jax.random.normal(ka, (256,), dtype=jnp.float32),
+                jax.random.normal(kb, (256,), dtype=jnp.float32))
+
+    return f, (k0, k1)
+
+
 # --- collectives over several devices ------------------------------------------------------------
 
 
