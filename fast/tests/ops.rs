@@ -651,12 +651,19 @@ fn errors_are_reported_not_panics() {
         "{e:?}"
     );
     // An opcode the fast backend does not implement.
-    let m = single_op(Opcode::Infeed, std::slice::from_ref(&f), f.clone(), vec![]);
+    let m = single_op(Opcode::Domain, std::slice::from_ref(&f), f.clone(), vec![]);
     let e = Fast::new().execute(&m, &[f32_lit(&[1.0, 2.0]).into()]);
     assert!(matches!(
         e,
         Err(conformance_spec::BackendError::Unsupported(_))
     ));
+    // An infeed whose operand is not a token.
+    let m = single_op(Opcode::Infeed, std::slice::from_ref(&f), f.clone(), vec![]);
+    let e = Fast::new().execute(&m, &[f32_lit(&[1.0, 2.0]).into()]);
+    assert!(
+        matches!(e, Err(conformance_spec::BackendError::Invalid(_))),
+        "{e:?}"
+    );
     let m = single_op(
         Opcode::Compare,
         &[f.clone(), f.clone()],

@@ -356,13 +356,13 @@ fn unsupported_opcodes_are_named() {
     );
     let m = single_op_module(
         &[array_shape(F32, &[2, 2])],
-        instr("d", Opcode::Infeed, array_shape(F32, &[2, 2]), vec![]),
+        instr("d", Opcode::Domain, array_shape(F32, &[2, 2]), vec![]),
     );
     let e = Reference
         .execute(&m, &[f32_array(&[2, 2], &[1.; 4]).into()])
         .unwrap_err();
     assert!(
-        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`infeed`") && msg.contains("`d`")),
+        matches!(&e, BackendError::Unsupported(msg) if msg.contains("`domain`") && msg.contains("`d`")),
         "{e}"
     );
     let m = single_op_module(
@@ -400,7 +400,8 @@ fn capabilities() {
     assert!(c.opcodes.contains(&Opcode::Dot));
     assert!(c.opcodes.contains(&Opcode::Cholesky) && c.opcodes.contains(&Opcode::Fft));
     assert!(c.opcodes.contains(&Opcode::AllReduce) && c.opcodes.contains(&Opcode::ReplicaId));
-    assert!(!c.opcodes.contains(&Opcode::Infeed));
+    assert!(c.opcodes.contains(&Opcode::Infeed) && c.opcodes.contains(&Opcode::RecvDone));
+    assert!(!c.opcodes.contains(&Opcode::Domain));
     for op in [
         Opcode::While,
         Opcode::Conditional,
@@ -413,8 +414,9 @@ fn capabilities() {
     // from optimized modules fusion and bitcast), 15 data-movement, 5 contraction and 6
     // control-flow opcodes (while, conditional, map, sort, topk, opt-barrier), 7 of the numerical
     // family (fft, cholesky, triangular-solve, batch-norm-training, -inference, -grad, and
-    // custom-call for the LAPACK targets), rng-bit-generator and rng.
-    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 2 + 7);
+    // custom-call for the LAPACK targets), rng-bit-generator and rng, 7 collectives and 7
+    // token and transfer opcodes (after-all, infeed, outfeed, send, send-done, recv, recv-done).
+    assert_eq!(c.opcodes.len(), 64 + 7 + 15 + 5 + 6 + 7 + 2 + 7 + 7);
     assert!(c.opcodes.contains(&Opcode::RngBitGenerator));
     assert_eq!(
         c.rng_bit_layout.as_deref(),

@@ -196,6 +196,40 @@ pub(super) fn data(key: u64, counter: u64, dims: &[i64], width: u32, exec: Exec)
     }
 }
 
+/// 32-bit words written in place into the byte buffer the literal takes over (no copy), or
+/// into a word buffer copied out once when the allocator gives the bytes no 4-byte alignment.
+enum WordBytes {
+    Bytes(Vec<u8>),
+    Words(Vec<u32>),
+}
+
+impl WordBytes {
+    fn new(words: usize) -> WordBytes {
+        let bytes = vec![0u8; 4 * words];
+        if bytemuck::try_cast_slice::<u8, u32>(&bytes).is_ok() {
+            WordBytes::Bytes(bytes)
+        } else {
+            WordBytes::Words(vec![0u32; words])
+        }
+    }
+
+    fn words(&mut self) -> &mut [u32] {
+        match self {
+            // Alignment and length were checked in `new`; a failure here cannot happen and
+            // would leave the words empty rather than panic.
+            WordBytes::Bytes(b) => bytemuck::try_cast_slice_mut(b).unwrap_or_default(),
+            WordBytes::Words(w) => w,
+        }
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            WordBytes::Bytes(b) => b,
+            WordBytes::Words(w) => bytemuck::cast_slice(&w).to_vec(),
+        }
+    }
+}
+
 /// [`data`] with rotations `rot`, through the scalar kernel only when `simd` is false (tests).
 #[inline(always)]
 fn fill(
@@ -210,7 +244,8 @@ fn fill(
     let ks = key_schedule(key);
     let n: usize = dims.iter().product::<i64>() as usize;
     if width == 64 {
-        let mut out = vec![0u32; 2 * n];
+        let mut bytes = WordBytes::new(2 * n);
+        let out = bytes.words();
         let fill = |(b, chunk): (usize, &mut [u32])| {
             let m = chunk.len() / 2;
             let (mut w0, mut w1) = (vec![0u32; m], vec![0u32; m]);
@@ -232,7 +267,7 @@ fn fill(
         } else {
             out.chunks_mut(2 * BLOCK).enumerate().for_each(fill);
         }
-        return (n as u64, bytemuck::cast_slice(&out).to_vec());
+        return (n as u64, bytes.into_bytes());
     }
     // The split dimension; a scalar is one element of a dimension of 1.
     let dims: Vec<i64> = if dims.is_empty() {
@@ -249,7 +284,8 @@ fn fill(
     let inner: usize = dims[split + 1..].iter().product::<i64>() as usize;
     let outer: usize = dims[..split].iter().product::<i64>() as usize;
     let used = (outer * h * inner) as u64;
-    let mut out = vec![0u32; n];
+    let mut bytes = WordBytes::new(n);
+    let out = bytes.words();
     if n > 0 {
         // Counters (o·h + hs)·inner + r fill rows 2·hs (word 0) and 2·hs + 1 (word 1) of the
         // split dimension in slab o. A task takes `pairs` consecutive row pairs of one slab
@@ -293,7 +329,12 @@ fn fill(
             }
         }
     }
-    (used, narrow(&out, width, exec))
+    let bytes = if width == 32 {
+        bytes.into_bytes()
+    } else {
+        narrow(bytes.words(), width, exec)
+    };
+    (used, bytes)
 }
 
 #[cfg(test)]
