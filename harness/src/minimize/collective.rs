@@ -4,6 +4,7 @@
 //! fewer replicas (the groups and pairs restricted to the remaining ids, the last devices'
 //! arguments dropped), groups merged into one or left empty, pairs dropped, `channel_id` and
 //! `use_global_device_ids` dropped, default layouts, smaller operands (every device's alike,
+//! keeping the leading or the trailing elements of a dimension,
 //! the root's shape following), then every element set to zero or one, device by device.
 
 use super::Oracle;
@@ -237,16 +238,16 @@ fn resize_root(c: &mut Case) -> Option<()> {
     Some(())
 }
 
-/// Every operand (on every device) cut to `size` elements along `d`, or without dimension `d`
-/// when `size` is `None` (a dimension of size 1).
-fn smaller_operands(c: &Case, d: usize, size: Option<i64>) -> Case {
+/// Every operand (on every device) cut to the `size.0` elements from index `size.1` along `d`,
+/// or without dimension `d` when `size` is `None` (a dimension of size 1).
+fn smaller_operands(c: &Case, d: usize, size: Option<(i64, i64)>) -> Case {
     let mut n = c.clone();
     for device in &mut n.args {
         for a in device.iter_mut() {
             let mut sizes = a.dimensions().to_vec();
             let mut out_dims = sizes.clone();
             match size {
-                Some(s) => {
+                Some((s, _)) => {
                     sizes[d] = s;
                     out_dims[d] = s;
                 }
@@ -256,6 +257,7 @@ fn smaller_operands(c: &Case, d: usize, size: Option<i64>) -> Case {
                 }
             }
             let mut out = ArrayLiteral::zeros(ArrayShape::new(a.element_type(), out_dims));
+            let offset = size.map_or(0, |(_, o)| o);
             index::for_each_index(&sizes, |i| {
                 let to: Vec<i64> = match size {
                     Some(_) => i.to_vec(),
@@ -266,7 +268,9 @@ fn smaller_operands(c: &Case, d: usize, size: Option<i64>) -> Case {
                         .map(|(_, &x)| x)
                         .collect(),
                 };
-                out.set_bits(&to, a.get_bits(i));
+                let mut from = i.to_vec();
+                from[d] += offset;
+                out.set_bits(&to, a.get_bits(&from));
             });
             *a = out;
         }
@@ -399,7 +403,8 @@ pub(super) fn minimize(
                 progress = true;
             }
         }
-        // Smaller operands: each dimension halved, cut to 1, or dropped when 1.
+        // Smaller operands: each dimension halved, cut to 1 or by one, keeping its first or its
+        // last elements (where the disagreement is), or dropped when 1.
         let dims = best
             .args
             .first()
@@ -407,10 +412,10 @@ pub(super) fn minimize(
             .map(|a| a.dimensions().to_vec())
             .unwrap_or_default();
         for (d, &size) in dims.iter().enumerate().rev() {
-            let mut tries: Vec<Option<i64>> = [1, size / 2, size - 1]
+            let mut tries: Vec<Option<(i64, i64)>> = [1, size / 2, size - 1]
                 .into_iter()
                 .filter(|s| (1..size).contains(s))
-                .map(Some)
+                .flat_map(|s| [Some((s, 0)), Some((s, size - s))])
                 .collect();
             if size == 1 {
                 tries.push(None);
