@@ -32,6 +32,11 @@ pub struct CorpusCase {
     /// For `fail`: the class of difference (`ulp`, `nan`, `zero-sign`, ...).
     #[serde(default)]
     pub class: Option<DiffClass>,
+    /// For an accepted `error`: a part of the backend's error message that names the deviation
+    /// (a later error of the same backend, operation and kind of element type whose message
+    /// holds it is known, `crate::known`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// True when the deviation is accepted (the replay must reproduce it); false for a bug (the
     /// replay must agree once it is fixed).
     #[serde(default)]
@@ -288,6 +293,7 @@ mod tests {
             backend: "fast".into(),
             verdict: Verdict::Fail,
             class: Some(DiffClass::Ulp),
+            error: None,
             accepted: false,
             note: None,
             hlo: "HloModule m\n\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT r = f32[2]{0} add(a, a)\n}\n".into(),

@@ -1,5 +1,6 @@
 //! Accepted deviations: corpus files marked `accepted: true` (a backend's documented behaviour,
-//! minimized and replayed by `cargo test`) explain later failures of the same family, so a sweep
+//! minimized and replayed by `cargo test`) explain later failures of the same family — and
+//! errors whose message holds the file's `error` text — so a sweep
 //! (`conformance run`) and its report (`conformance report`) can tell a known deviation from a
 //! new discrepancy.
 //!
@@ -21,7 +22,10 @@ pub struct KnownDeviation {
     /// The kinds of the file's `dtype` (its first operand) and of its root's result type
     /// (`select` records `pred` as its dtype, a sweep the type of the values selected).
     pub kinds: Vec<TypeKind>,
-    pub class: DiffClass,
+    /// For a failure: the class of difference it records.
+    pub class: Option<DiffClass>,
+    /// For an error: the part of the message that names it.
+    pub error: Option<String>,
     /// The corpus file that records it.
     pub path: PathBuf,
 }
@@ -34,15 +38,23 @@ pub fn load(dir: &Path) -> Vec<KnownDeviation> {
     files
         .iter()
         .filter_map(|f| Some((f, crate::corpus::CorpusCase::load(f).ok()?)))
-        .filter(|(_, c)| c.accepted && c.verdict == Verdict::Fail)
+        .filter(|(_, c)| {
+            c.accepted
+                && (c.verdict == Verdict::Fail
+                    || (c.verdict == Verdict::Error && c.error.is_some()))
+        })
         .filter_map(|(f, c)| {
             let mut kinds = vec![ElementType::from_hlo_name(&c.dtype)?.kind()];
             if let Some(t) = c.module().ok().as_ref().and_then(crate::check::result_type) {
                 kinds.push(t.kind());
             }
+            if c.verdict == Verdict::Fail && c.class.is_none() {
+                return None;
+            }
             Some(KnownDeviation {
                 kinds,
-                class: c.class?,
+                class: c.class.filter(|_| c.verdict == Verdict::Fail),
+                error: c.error.filter(|_| c.verdict == Verdict::Error),
                 backend: c.backend,
                 op: c.op,
                 path: f.clone(),
@@ -54,7 +66,9 @@ pub fn load(dir: &Path) -> Vec<KnownDeviation> {
 /// The accepted deviations that explain outcome `o` of a case of operation `op` whose element
 /// type is `dtype` (an HLO name): one per class of difference the comparison shows, each the
 /// first file recording that class. Empty unless `o` is a failure with a comparison and every
-/// one of its classes is recorded for the same backend, operation and kind of element type.
+/// one of its classes is recorded for the same backend, operation and kind of element type, or
+/// an error whose message holds the `error` text of a file of the same backend and operation,
+/// of any element type (then that file).
 pub fn explaining<'a>(
     known: &'a [KnownDeviation],
     op: &str,
@@ -64,13 +78,30 @@ pub fn explaining<'a>(
     let Some(kind) = ElementType::from_hlo_name(dtype).map(ElementType::kind) else {
         return Vec::new();
     };
+    if o.verdict == Verdict::Error {
+        // An error's message names its cause; the element type is not part of it (XLA's
+        // all-to-all with empty groups crashes whatever the type).
+        let message = o.error.as_deref().unwrap_or_default();
+        return known
+            .iter()
+            .find(|k| {
+                k.backend == o.backend
+                    && k.op == op
+                    && k.error.as_deref().is_some_and(|e| message.contains(e))
+            })
+            .into_iter()
+            .collect();
+    }
     let Some(cmp) = o.comparison.as_ref().filter(|_| o.verdict == Verdict::Fail) else {
         return Vec::new();
     };
     let mut out = Vec::with_capacity(cmp.classes.len());
     for &class in cmp.classes.keys() {
         let found = known.iter().find(|k| {
-            k.backend == o.backend && k.op == op && k.class == class && k.kinds.contains(&kind)
+            k.backend == o.backend
+                && k.op == op
+                && k.class == Some(class)
+                && k.kinds.contains(&kind)
         });
         match found {
             Some(k) => out.push(k),
@@ -104,7 +135,8 @@ pub(crate) mod tests {
             backend: "xla".into(),
             op: "power".into(),
             kinds: vec![TypeKind::SignedInteger],
-            class: DiffClass::Exact,
+            class: Some(DiffClass::Exact),
+            error: None,
             path: "corpus/regressions/power-xla-s8.yaml".into(),
         }]
     }
@@ -133,10 +165,51 @@ pub(crate) mod tests {
                 "{b} {op} {t} {classes:?}"
             );
         }
-        // Errors and passes are never explained.
+        // A failure's file does not explain an error.
         let mut o = failing("xla", &[DiffClass::Exact]);
         o.verdict = Verdict::Error;
         assert!(explaining(&known, "power", "s64", &o).is_empty());
+    }
+
+    /// An error is explained by a file of the same backend and operation whose `error` text its
+    /// message holds, whatever the element type; another message, operation or backend is new.
+    #[test]
+    fn an_error_is_explained_by_the_text_its_file_names() {
+        let known = vec![KnownDeviation {
+            backend: "xla".into(),
+            op: "rng-UNIFORM".into(),
+            kinds: vec![TypeKind::UnsignedInteger],
+            class: None,
+            error: Some("exited with signal: 6".into()),
+            path: "corpus/regressions/rng-uniform-u8-xla-check-failure.yaml".into(),
+        }];
+        let error = |backend: &str, message: &str| BackendOutcome {
+            backend: backend.into(),
+            verdict: Verdict::Error,
+            comparison: None,
+            error: Some(message.into()),
+            micros: 0,
+        };
+        let crash = "backend failure: worker `xla` crashed: exited with signal: 6 (SIGABRT)";
+        assert_eq!(
+            explaining(&known, "rng-UNIFORM", "u16", &error("xla", crash)),
+            vec![&known[0]]
+        );
+        let timeout = "backend failure: worker `xla` timed out";
+        assert_eq!(
+            explaining(&known, "rng-UNIFORM", "f8e5m2", &error("xla", crash)),
+            vec![&known[0]]
+        );
+        for (b, op, t, m) in [
+            ("xla", "rng-UNIFORM", "u16", timeout),
+            ("xla", "rng-NORMAL", "u16", crash),
+            ("iree", "rng-UNIFORM", "u16", crash),
+        ] {
+            assert!(
+                explaining(&known, op, t, &error(b, m)).is_empty(),
+                "{b} {op} {t} {m}"
+            );
+        }
     }
 
     #[test]
@@ -151,6 +224,10 @@ pub(crate) mod tests {
         assert!(known
             .iter()
             .all(|k| k.path.starts_with(&dir) && k.path.is_file()));
+        // Accepted errors load with the text that names them.
+        assert!(known
+            .iter()
+            .any(|k| k.op == "rng-bit-generator-PHILOX" && k.error.is_some() && k.class.is_none()));
         assert!(load(&dir.join("no-such-directory")).is_empty());
     }
 }

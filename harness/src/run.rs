@@ -120,9 +120,13 @@ pub struct CellStats {
     pub fused_multiply_adds: u64,
     #[serde(default)]
     pub fusing_cases: u64,
-    /// Failures (counted in `fail`) explained by an accepted corpus deviation ([`KnownDeviation`]).
+    /// Failures and errors (counted in `fail` and `error`) explained by an accepted corpus
+    /// deviation ([`KnownDeviation`]).
     #[serde(default)]
     pub known: u64,
+    /// Of `known`, the errors (the rest are failures).
+    #[serde(default)]
+    pub known_errors: u64,
 }
 
 /// What a sweep found.
@@ -652,6 +656,7 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         cell.cases += 1;
         if known {
             cell.known += 1;
+            cell.known_errors += u64::from(o.verdict == Verdict::Error);
         }
         match o.verdict {
             Verdict::Pass => cell.pass += 1,
@@ -692,7 +697,7 @@ pub fn print_summary(
         }
     }
     for backend in options.backends.iter().skip(1) {
-        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `K<n>` failures that are accepted deviations of the corpus, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
+        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `K<n>` failures or errors that are accepted deviations of the corpus, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
         let width = summary
             .row_order
             .iter()
@@ -721,8 +726,10 @@ pub fn print_summary(
             for c in cells {
                 let text = match c {
                     None => ".".to_string(),
-                    Some(c) if c.fail > c.known => format!("F{}", c.fail - c.known),
-                    Some(c) if c.error > 0 => format!("E{}", c.error),
+                    Some(c) if c.fail > c.known - c.known_errors => {
+                        format!("F{}", c.fail - (c.known - c.known_errors))
+                    }
+                    Some(c) if c.error > c.known_errors => format!("E{}", c.error - c.known_errors),
                     Some(c) if c.timeout > 0 => format!("T{}", c.timeout),
                     Some(c) if c.known > 0 => format!("K{}", c.known),
                     Some(c) if c.pass == 0 && c.unsupported > 0 => "U".to_string(),
@@ -910,7 +917,8 @@ mod tests {
                 backend: "xla".into(),
                 op: "power".into(),
                 kinds: vec![TypeKind::SignedInteger],
-                class: DiffClass::Exact,
+                class: Some(DiffClass::Exact),
+                error: None,
                 path: "corpus/regressions/power-xla-s8.yaml".into(),
             }],
             ..RunSummary::default()

@@ -150,12 +150,7 @@ fn a_hang_is_killed_at_the_limit_and_the_next_request_gets_a_new_worker() {
 
 #[test]
 fn malformed_replies_are_failures_and_restart_the_worker() {
-    for flag in [
-        "--garbage-on",
-        "--bad-length-on",
-        "--wrong-id-on",
-        "--wrong-shape-on",
-    ] {
+    for flag in ["--garbage-on", "--bad-length-on", "--wrong-id-on"] {
         let state = tempfile(flag);
         let b = faulty(&[flag, "1", "--state", &state], quick());
         let m = parse_module(ADD).unwrap();
@@ -163,6 +158,19 @@ fn malformed_replies_are_failures_and_restart_the_worker() {
         assert!(msg.contains("malformed reply"), "{flag}: {msg}");
         assert_add_ok(&b);
     }
+}
+
+/// A well-formed result of other dimensions than the module's is the backend's wrong answer, a
+/// failure, but the stream is intact: the same worker answers the next request.
+#[test]
+fn a_result_unlike_the_module_is_a_failure_and_the_worker_stays() {
+    let state = tempfile("wrong-shape");
+    let b = faulty(&["--wrong-shape-on", "1", "--state", &state], quick());
+    let m = parse_module(ADD).unwrap();
+    let msg = failure_of(b.execute(&m, &add_args()));
+    assert!(msg.contains("unlike the module's"), "{msg}");
+    assert!(!msg.contains("restarted"), "{msg}");
+    assert_add_ok(&b);
 }
 
 #[test]

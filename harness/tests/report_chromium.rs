@@ -428,7 +428,8 @@ fn the_report_renders_in_chromium_with_the_right_cells_links_and_bars() {
         backend: "fast".into(),
         op: "multiply".into(),
         kinds: vec![TypeKind::Float],
-        class: DiffClass::Nan,
+        class: Some(DiffClass::Nan),
+        error: None,
         path: "corpus/regressions/multiply-fast-nan.yaml".into(),
     }];
     let stats = write_report(&inputs, &out, &known).expect("report written");

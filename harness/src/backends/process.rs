@@ -381,38 +381,50 @@ fn assemble(shape: &Shape, values: &mut impl Iterator<Item = ArrayLiteral>) -> O
     }
 }
 
-/// The result of a reply, in the root's shape and layout; `Err` describes a malformed result.
+/// Why a reply's result cannot be the module's.
+enum BadResult {
+    /// The reply breaks the protocol (output count, data frames that do not decode): the
+    /// stream cannot be trusted.
+    Malformed(String),
+    /// A well-formed result of other element types or dimensions than the module's: the
+    /// backend's answer, the stream is fine.
+    Unlike(String),
+}
+
+/// The result of a reply, in the root's shape and layout.
 fn result_literal(
     root: &Shape,
     outputs: &[LiteralHeader],
     data: Vec<Vec<u8>>,
-) -> Result<Literal, String> {
+) -> Result<Literal, BadResult> {
     if root.has_token() {
-        return Err("the root has a token".to_string());
+        return Err(BadResult::Malformed("the root has a token".to_string()));
     }
     let expected = root.array_leaves();
     if outputs.len() != expected.len() {
-        return Err(format!(
+        return Err(BadResult::Malformed(format!(
             "{} outputs for a root with {} leaves",
             outputs.len(),
             expected.len()
-        ));
+        )));
     }
     let mut values = Vec::with_capacity(outputs.len());
     for (k, ((h, d), want)) in outputs.iter().zip(data).zip(&expected).enumerate() {
-        let got = wire::decode_literal(h, d).map_err(|e| format!("output {k}: {e}"))?;
+        let got = wire::decode_literal(h, d)
+            .map_err(|e| BadResult::Malformed(format!("output {k}: {e}")))?;
         if got.element_type() != want.element_type || got.dimensions() != want.dimensions {
-            return Err(format!(
+            return Err(BadResult::Unlike(format!(
                 "output {k} is {}{:?}, the root's leaf is {}{:?}",
                 got.element_type(),
                 got.dimensions(),
                 want.element_type,
                 want.dimensions
-            ));
+            )));
         }
         values.push(got.relayout(want.layout.clone()));
     }
-    assemble(root, &mut values.into_iter()).ok_or_else(|| "the root has a token".to_string())
+    assemble(root, &mut values.into_iter())
+        .ok_or_else(|| BadResult::Malformed("the root has a token".to_string()))
 }
 
 impl Backend for ProcessBackend {
@@ -556,7 +568,14 @@ impl Backend for ProcessBackend {
                 } => {
                     self.last_micros
                         .store(execute_micros.unwrap_or(u64::MAX), Ordering::Relaxed);
-                    result_literal(&root, &outputs, data).map_err(|why| malformed(&mut state, why))
+                    // A well-framed result of other types or shapes than the module's is the
+                    // backend's answer, not a broken stream: the worker keeps running.
+                    result_literal(&root, &outputs, data).map_err(|bad| match bad {
+                        BadResult::Malformed(why) => malformed(&mut state, why),
+                        BadResult::Unlike(why) => {
+                            self.failure(format!("returned a result unlike the module's: {why}"))
+                        }
+                    })
                 }
                 Reply::Error { kind, message, .. } => match kind.as_str() {
                     "unsupported" => Err(BackendError::Unsupported(message)),

@@ -639,6 +639,8 @@ pub fn corpus_case(
             .map_or(String::new(), |b| b.name().to_string()),
         verdict: target.verdict,
         class: target.class,
+        // Set by hand when the deviation is accepted: the part of the message that names it.
+        error: None,
         accepted: false,
         note: None,
         hlo: m.module.to_string(),

@@ -495,7 +495,8 @@ fn failures_an_accepted_deviation_explains_are_known_and_named_but_new_ones_come
         backend: "fast".into(),
         op: "add".into(),
         kinds: vec![conformance_spec::element_type::TypeKind::Float],
-        class: DiffClass::Ulp,
+        class: Some(DiffClass::Ulp),
+        error: None,
         path: "corpus/regressions/add-fast-f16.yaml".into(),
     }];
     let ulp = || Some(comparison(9, &[(DiffClass::Ulp, 1)]));
