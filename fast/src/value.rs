@@ -199,14 +199,19 @@ impl<'a> Value<'a> {
     /// Borrows a caller's literal.
     pub(crate) fn borrow(literal: &'a Literal) -> Value<'a> {
         match literal {
-            Literal::Array(a) => Value::Array(ArrayRef {
-                storage: Storage::Borrowed(a),
-                view: None,
-                runtime_sizes: a.runtime_dimensions().map(Arc::from),
-            }),
+            Literal::Array(a) => Value::borrow_array(a),
             Literal::Tuple(t) => Value::Tuple(t.iter().map(Value::borrow).collect()),
             Literal::Token => Value::Token,
         }
+    }
+
+    /// Borrows an array (no copy).
+    pub(crate) fn borrow_array(array: &'a ArrayLiteral) -> Value<'a> {
+        Value::Array(ArrayRef {
+            storage: Storage::Borrowed(array),
+            view: None,
+            runtime_sizes: array.runtime_dimensions().map(Arc::from),
+        })
     }
 
     pub(crate) fn owned(array: ArrayLiteral) -> Value<'a> {

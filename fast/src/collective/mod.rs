@@ -183,12 +183,17 @@ fn combine(cx: &Ctx<'_, '_>, arrays: &[&ArrayLiteral]) -> Result<ArrayLiteral, B
             literal: None,
             attributes: root.attributes.clone(),
         };
-        let mut acc = first.clone();
+        // The members are borrowed; only the running value is owned.
+        let mut acc: Option<ArrayLiteral> = None;
         for a in &arrays[1..] {
-            let (x, y) = (Value::owned(acc), Value::owned((*a).clone()));
-            acc = crate::elementwise::evaluate(&step, &[&x, &y], cx.exec)?;
+            let x = match acc.take() {
+                Some(v) => Value::owned(v),
+                None => Value::borrow_array(first),
+            };
+            let y = Value::borrow_array(a);
+            acc = Some(crate::elementwise::evaluate(&step, &[&x, &y], cx.exec)?);
         }
-        return Ok(acc);
+        return Ok(acc.unwrap_or_else(|| first.clone()));
     }
     let n = first.shape().element_count();
     let mut out = ArrayLiteral::zeros(row_major(first.shape()));
