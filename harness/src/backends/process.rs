@@ -427,6 +427,55 @@ fn result_literal(
         .ok_or_else(|| BadResult::Malformed("the root has a token".to_string()))
 }
 
+/// The result of a module that writes an outfeed: per device `(root, (outfeed values))`, from
+/// each device's root outputs followed by its `counts[d]` outfeed values (docs/protocol.md); the
+/// tuple of the devices' results for several devices.
+fn result_with_outfeed(
+    one_root: &Shape,
+    devices: usize,
+    outputs: &[LiteralHeader],
+    data: Vec<Vec<u8>>,
+    counts: Option<&[u64]>,
+) -> Result<Literal, BadResult> {
+    let Some(counts) = counts.filter(|c| c.len() == devices) else {
+        return Err(BadResult::Malformed(format!(
+            "a module that writes an outfeed needs `outfeed`: {devices} count(s), one per device"
+        )));
+    };
+    let leaves = one_root.array_leaves().len();
+    let total = counts.iter().try_fold(devices * leaves, |t, &k| {
+        t.checked_add(usize::try_from(k).ok()?)
+    });
+    if total != Some(outputs.len()) {
+        return Err(BadResult::Malformed(format!(
+            "{} outputs for {devices} device(s) of {leaves} root output(s) and {counts:?} outfeed \
+             value(s)",
+            outputs.len()
+        )));
+    }
+    let mut data = data.into_iter();
+    let mut at = 0;
+    let mut results = Vec::with_capacity(devices);
+    for &k in counts {
+        let root_data: Vec<Vec<u8>> = data.by_ref().take(leaves).collect();
+        let root = result_literal(one_root, &outputs[at..at + leaves], root_data)?;
+        at += leaves;
+        let mut written = Vec::with_capacity(k as usize);
+        for (j, d) in data.by_ref().take(k as usize).enumerate() {
+            let value = wire::decode_literal(&outputs[at + j], d)
+                .map_err(|e| BadResult::Malformed(format!("outfeed value {j}: {e}")))?;
+            written.push(Literal::Array(value));
+        }
+        at += k as usize;
+        results.push(Literal::Tuple(vec![root, Literal::Tuple(written)]));
+    }
+    Ok(if devices == 1 {
+        results.remove(0)
+    } else {
+        Literal::Tuple(results)
+    })
+}
+
 impl Backend for ProcessBackend {
     fn name(&self) -> &str {
         &self.name
@@ -502,18 +551,14 @@ impl Backend for ProcessBackend {
                 hello.protocol
             )));
         }
-        if conformance_spec::host_transfer::module_has(module, conformance_spec::Opcode::Outfeed) {
-            // Outfeed values vary in number per device; protocol 2 has no place for them yet.
-            return Err(BackendError::Unsupported(
-                "outfeed: protocol 2 carries no outfeed queue (docs/protocol.md)".into(),
-            ));
-        }
+        let writes =
+            conformance_spec::host_transfer::module_has(module, conformance_spec::Opcode::Outfeed);
         let texts = ProcessBackend::texts(&hello, module)?;
         let one = module.entry_computation().root_instruction().shape.clone();
         let root = if grid.devices() > 1 {
-            Shape::Tuple(vec![one; grid.devices()])
+            Shape::Tuple(vec![one.clone(); grid.devices()])
         } else {
-            one
+            one.clone()
         };
         state.next_id += 1;
         let id = state.next_id;
@@ -564,13 +609,25 @@ impl Backend for ProcessBackend {
                 Reply::Result {
                     outputs,
                     execute_micros,
+                    outfeed,
                     ..
                 } => {
                     self.last_micros
                         .store(execute_micros.unwrap_or(u64::MAX), Ordering::Relaxed);
                     // A well-framed result of other types or shapes than the module's is the
                     // backend's answer, not a broken stream: the worker keeps running.
-                    result_literal(&root, &outputs, data).map_err(|bad| match bad {
+                    let result = if writes {
+                        result_with_outfeed(
+                            &one,
+                            grid.devices(),
+                            &outputs,
+                            data,
+                            outfeed.as_deref(),
+                        )
+                    } else {
+                        result_literal(&root, &outputs, data)
+                    };
+                    result.map_err(|bad| match bad {
                         BadResult::Malformed(why) => malformed(&mut state, why),
                         BadResult::Unlike(why) => {
                             self.failure(format!("returned a result unlike the module's: {why}"))
@@ -595,5 +652,53 @@ impl Backend for ProcessBackend {
 impl Drop for ProcessBackend {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance_spec::hlo::parse_literal;
+
+    fn array(text: &str) -> ArrayLiteral {
+        parse_literal(text).unwrap().as_array().unwrap().clone()
+    }
+
+    /// Per device: the root's outputs, then as many outfeed values as the reply counts.
+    #[test]
+    fn outfeed_values_follow_each_devices_root() {
+        let root = Shape::array(conformance_spec::ElementType::F32, vec![2]);
+        let parts = [
+            array("f32[2] {1, 2}"),
+            array("s32[] 7"),
+            array("s32[3] {1, 2, 3}"),
+            array("f32[2] {3, 4}"),
+        ];
+        let (headers, data): (Vec<_>, Vec<_>) = parts.iter().map(wire::encode_literal).unzip();
+        let got = result_with_outfeed(&root, 2, &headers, data.clone(), Some(&[2, 0]))
+            .ok()
+            .unwrap();
+        let want = parse_literal(
+            "((f32[2], (s32[], s32[3])), (f32[2], ())) (({1, 2}, (7, {1, 2, 3})), ({3, 4}, ()))",
+        )
+        .unwrap();
+        assert!(got.logical_eq(&want), "{got}");
+        // Counts missing, of another length, or not adding up: the reply is malformed.
+        for counts in [
+            None,
+            Some(&[2][..]),
+            Some(&[1, 0][..]),
+            Some(&[u64::MAX, 1][..]),
+        ] {
+            assert!(matches!(
+                result_with_outfeed(&root, 2, &headers, data.clone(), counts),
+                Err(BadResult::Malformed(_))
+            ));
+        }
+        // Counts that put an s32 where device 1's f32 root is: the backend's (wrong) answer.
+        assert!(matches!(
+            result_with_outfeed(&root, 2, &headers, data, Some(&[0, 2])),
+            Err(BadResult::Unlike(_))
+        ));
     }
 }

@@ -160,6 +160,10 @@ pub enum Reply {
         /// transfers), in microseconds; optional.
         #[serde(default)]
         execute_micros: Option<u64>,
+        /// For a module that writes an outfeed: per device, how many values it wrote (its
+        /// outputs are its root's, then those values in order; docs/protocol.md).
+        #[serde(default)]
+        outfeed: Option<Vec<u64>>,
     },
     Error {
         id: u64,
