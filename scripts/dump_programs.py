@@ -501,6 +501,24 @@ def _random_normal():
     return f, (k0, k1)
 
 
+# --- tokens ---------------------------------------------------------------------------------------
+
+
+@program("tokens_after_all",
+         "tokens as JAX threads them: lax.create_token (an HLO after-all of no operand) twice, "
+         "joined by lax.after_all, returned beside x * 2 + 1; the token output is not a value, so "
+         "outputs.npz holds out0 f32[8] only (the module's root is (f32[8], token[]))",
+         ["after-all"])
+def _tokens_after_all():
+    x = np.linspace(-2, 2, 8).astype(np.float32)
+
+    def f(x):
+        t = jax.lax.after_all(jax.lax.create_token(), jax.lax.create_token())
+        return x * 2 + 1, t
+
+    return f, (x,)
+
+
 # --- collectives over several devices ------------------------------------------------------------
 
 
@@ -818,7 +836,9 @@ def dump(name, description, expect, builder):
     assert _entry_parameter_count(hlo) == len(leaves_in), \
         f"{name}: {len(leaves_in)} inputs but the entry computation has other parameters"
     before = set(os.listdir(DUMP_DIR))
-    results = jax.tree_util.tree_leaves(jitted(*args))
+    # Tokens (a program's ordered effects) are not values: outputs.npz holds the arrays only.
+    results = [r for r in jax.tree_util.tree_leaves(jitted(*args))
+               if not isinstance(r, jax._src.core.Token)]
     # The modules XLA compiled for this call: the program's own is the last one (helpers that
     # prepare the arguments compile before it).
     fresh = sorted(set(os.listdir(DUMP_DIR)) - before)

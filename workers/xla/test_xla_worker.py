@@ -380,6 +380,21 @@ class XlaWorkerTest(unittest.TestCase):
         self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
         self.assertIn("transfer_to_infeed", header["message"])
 
+    def test_a_token_result_has_no_output(self):
+        # JAX returns the token of its ordered effects; it is not a value (docs/protocol.md).
+        t = "tensor<2xf32>"
+        module = {"stablehlo": (
+            "module {\n  func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32>, !stablehlo.token) {\n"
+            '    %0 = "stablehlo.after_all"() : () -> !stablehlo.token\n'
+            '    %1 = "stablehlo.after_all"(%0, %0) : (!stablehlo.token, !stablehlo.token) -> !stablehlo.token\n'
+            f'    "func.return"(%arg0, %1) : ({t}, !stablehlo.token) -> ()\n'
+            "  }\n}\n")}
+        a = np.array([1.5, -2.0], np.float32)
+        header, data = self.w.execute(module, [("f32", a, None)])
+        self.assertEqual(header["type"], "result", header)
+        self.assertEqual(len(header["outputs"]), 1, header)
+        np.testing.assert_array_equal(decode(header["outputs"][0], data[0]), a)
+
     def test_send_is_unsupported_by_xla_cpu(self):
         t = "tensor<2xf32>"
         attrs = ('channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false, '

@@ -198,6 +198,18 @@ def decode_input(i, desc, data):
     return np.array(logical, dtype=dt.newbyteorder("="), order="C")
 
 
+def is_token(buffer):
+    """True for the buffer of a token result: jaxlib gives it as a bool[0] array that numpy
+    cannot read ("Cannot convert a token-shape buffer")."""
+    if getattr(buffer, "dtype", None) != np.bool_ or getattr(buffer, "shape", None) != (0,):
+        return False
+    try:
+        np.asarray(buffer)
+    except Exception as e:  # noqa: BLE001 - jaxlib raises its own error type
+        return "token" in str(e)
+    return False
+
+
 def encode_output(array):
     """numpy array -> (descriptor, row-major little-endian bytes), or None for an unmapped dtype."""
     a = np.asarray(array)
@@ -371,7 +383,8 @@ class XlaCpu:
         start = time.perf_counter_ns()
         outs = jax.block_until_ready(executable.execute(args))
         micros = (time.perf_counter_ns() - start) // 1000
-        return [np.asarray(o) for o in outs], micros
+        # A token result has no value (docs/protocol.md): it is left out.
+        return [np.asarray(o) for o in outs if not is_token(o)], micros
 
     def run_replicated(self, executable, per_device):
         """Runs a replicated executable: `per_device[d]` are replica d's inputs. -> (outputs of
@@ -395,7 +408,8 @@ class XlaCpu:
         results = executable.execute_sharded(args)
         outs = jax.block_until_ready(results.disassemble_into_single_device_arrays())
         micros = (time.perf_counter_ns() - start) // 1000
-        return [np.asarray(outs[k][d]) for d in range(n) for k in range(len(outs))], micros
+        return [np.asarray(outs[k][d]) for d in range(n) for k in range(len(outs))
+                if not is_token(outs[k][d])], micros
 
 
 def check_inputs(params, arrays):

@@ -377,7 +377,8 @@ fn assemble(shape: &Shape, values: &mut impl Iterator<Item = ArrayLiteral>) -> O
             .map(|p| assemble(p, values))
             .collect::<Option<Vec<_>>>()
             .map(Literal::Tuple),
-        Shape::Token => None,
+        // A token has no output (docs/protocol.md).
+        Shape::Token => Some(Literal::Token),
     }
 }
 
@@ -397,9 +398,6 @@ fn result_literal(
     outputs: &[LiteralHeader],
     data: Vec<Vec<u8>>,
 ) -> Result<Literal, BadResult> {
-    if root.has_token() {
-        return Err(BadResult::Malformed("the root has a token".to_string()));
-    }
     let expected = root.array_leaves();
     if outputs.len() != expected.len() {
         return Err(BadResult::Malformed(format!(
@@ -424,7 +422,7 @@ fn result_literal(
         values.push(got.relayout(want.layout.clone()));
     }
     assemble(root, &mut values.into_iter())
-        .ok_or_else(|| BadResult::Malformed("the root has a token".to_string()))
+        .ok_or_else(|| BadResult::Malformed("fewer outputs than the root has leaves".to_string()))
 }
 
 /// The result of a module that writes an outfeed: per device `(root, (outfeed values))`, from

@@ -169,6 +169,8 @@ pub fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = ArrayLiteral>) -
             .map(|s| rebuild(s, leaves))
             .collect::<Option<Vec<_>>>()
             .map(Literal::Tuple),
+        // A token result has no output.
+        Shape::Token => Some(Literal::Token),
         _ => leaves.next().map(Literal::Array),
     }
 }

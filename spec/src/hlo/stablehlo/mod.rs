@@ -261,15 +261,8 @@ impl ModulePrinter<'_> {
                     ),
                 ));
             }
-            if types::has_token(&root.shape) {
-                return Err(unsupported(
-                    root,
-                    format!(
-                        "the entry result {} holds a token; the worker protocol returns arrays",
-                        root.shape
-                    ),
-                ));
-            }
+            // A token result (JAX returns the token of its ordered effects) is printed as
+            // `!stablehlo.token`; it has no output in the worker protocol (docs/protocol.md).
         }
         let root = e.computation(comp, values)?;
         let results = root.leaves();

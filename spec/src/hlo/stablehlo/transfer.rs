@@ -613,16 +613,25 @@ ENTRY e {
             "%o (outfeed) as StableHLO: outfeed_shape is `f32[3]{0}`, the data is `f32[2]{0}`",
         ),
         (
-            "x = f32[2] parameter(0)
-  ROOT t = token[] after-all()",
-            "%t (after-all) as StableHLO: the entry result token[] holds a token",
-        ),
-        (
             "t = token[] parameter(0)
   ROOT i = (f32[2], token[]) infeed(t)",
             "%t (parameter) as StableHLO: the entry parameter has shape token[]",
         ),
     ];
+
+    /// A token result of `@main` (JAX's ordered effects) prints as `!stablehlo.token`.
+    #[test]
+    fn a_token_result_of_main_is_printed() {
+        let m = crate::hlo::parse_module(
+            "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  t = token[] after-all()\n  ROOT r = (f32[2], token[]) tuple(x, t)\n}",
+        )
+        .unwrap();
+        let text = crate::hlo::stablehlo::print_stablehlo(&m).unwrap();
+        assert!(
+            text.contains("-> (tensor<2xf32>, !stablehlo.token)"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn what_has_no_faithful_form_is_refused_by_name() {
