@@ -8,14 +8,10 @@ use crate::interpreter::conform;
 use crate::op_context::Ctx;
 use crate::value::Value;
 use conformance_spec::host_transfer;
-use conformance_spec::{
-    ArrayLiteral, ArrayShape, BackendError, ElementType, Literal, Opcode, Shape,
-};
+use conformance_spec::{ArrayLiteral, ArrayShape, BackendError, ElementType, Literal, Opcode};
 
 /// True for the opcodes of this family.
-pub(crate) fn is_host_transfer(op: Opcode) -> bool {
-    host_transfer::is_host_transfer(op)
-}
+pub(crate) use conformance_spec::host_transfer::is_host_transfer;
 
 fn invalid<T>(m: impl Into<String>) -> Result<T, BackendError> {
     Err(BackendError::Invalid(m.into()))
@@ -38,15 +34,6 @@ fn owned<'a>(literal: Literal) -> Value<'a> {
 pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     let instr = cx.instr;
     let device = cx.device;
-    let shape_part = |k: usize| -> Result<&'a Shape, BackendError> {
-        match &instr.shape {
-            Shape::Tuple(p) if p.len() > k => Ok(&p[k]),
-            other => invalid(format!(
-                "{}: result shape {other} is not the tuple it gives",
-                instr.opcode
-            )),
-        }
-    };
     let token_at = |k: usize| -> Result<(), BackendError> {
         match cx.operands.get(k) {
             Some(Value::Token) => Ok(()),
@@ -71,7 +58,7 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         Opcode::Infeed => {
             cx.arity(1)?;
             token_at(0)?;
-            let shape = shape_part(0)?;
+            let shape = host_transfer::data_shape(instr)?;
             let v = device.feeds.infeed(device.id, shape)?;
             Ok(Value::Tuple(vec![
                 conform(owned(v), shape, cx.exec)?,
@@ -111,7 +98,7 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
             if instr.opcode == Opcode::SendDone {
                 return Ok(Value::Token);
             }
-            let shape = shape_part(0)?;
+            let shape = host_transfer::data_shape(instr)?;
             let data = match host_transfer::recv_done(device, instr)? {
                 Some(v) => conform(owned((*v).clone()), shape, cx.exec)?,
                 None => owned(Literal::zeros(shape)),
@@ -121,7 +108,7 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         Opcode::Recv => {
             cx.arity(1)?;
             token_at(0)?;
-            let shape = shape_part(0)?;
+            let shape = host_transfer::data_shape(instr)?;
             host_transfer::recv(device, instr)?;
             Ok(context(owned(Literal::zeros(shape))))
         }

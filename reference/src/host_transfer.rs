@@ -7,7 +7,7 @@ use crate::interpreter::{conform, invalid, Context, Handler};
 use conformance_spec::hlo::ir::{HloInstruction, Opcode};
 use conformance_spec::host_transfer;
 use conformance_spec::literal::{ArrayLiteral, Literal};
-use conformance_spec::shape::{ArrayShape, Shape};
+use conformance_spec::shape::ArrayShape;
 use conformance_spec::{BackendError, ElementType};
 
 /// The token and transfer instructions and their handlers.
@@ -28,17 +28,6 @@ fn tokens(instr: &HloInstruction, operands: &[&Literal]) -> Result<(), BackendEr
     }
 }
 
-/// Part `k` of the instruction's tuple shape.
-fn part(instr: &HloInstruction, k: usize) -> Result<&Shape, BackendError> {
-    match &instr.shape {
-        Shape::Tuple(p) if p.len() > k => Ok(&p[k]),
-        other => invalid(format!(
-            "{}: result shape {other} is not the tuple it gives",
-            instr.opcode
-        )),
-    }
-}
-
 /// `after-all(tokens...)`: a token.
 fn after_all(
     _: &Context,
@@ -56,7 +45,7 @@ fn infeed(
     operands: &[&Literal],
 ) -> Result<Literal, BackendError> {
     tokens(instr, operands)?;
-    let shape = part(instr, 0)?;
+    let shape = host_transfer::data_shape(instr)?;
     let value = ctx.device.feeds.infeed(ctx.device.id, shape)?;
     Ok(Literal::Tuple(vec![conform(value, shape)?, Literal::Token]))
 }
@@ -124,7 +113,7 @@ fn recv(
     operands: &[&Literal],
 ) -> Result<Literal, BackendError> {
     tokens(instr, operands)?;
-    let shape = part(instr, 0)?;
+    let shape = host_transfer::data_shape(instr)?;
     host_transfer::recv(ctx.device, instr)?;
     Ok(context(Literal::zeros(shape)))
 }
@@ -141,7 +130,7 @@ fn recv_done(
             instr.opcode
         ));
     }
-    let shape = part(instr, 0)?;
+    let shape = host_transfer::data_shape(instr)?;
     let data = match host_transfer::recv_done(ctx.device, instr)? {
         Some(v) => conform((*v).clone(), shape)?,
         None => Literal::zeros(shape),

@@ -129,6 +129,19 @@ impl Feeds {
     }
 }
 
+/// The data an `infeed`, `recv` or `recv-done` gives: the first part of its tuple shape.
+///
+/// Errors: [`BackendError::Invalid`] when the instruction's shape is not such a tuple.
+pub fn data_shape(instr: &HloInstruction) -> Result<&Shape, BackendError> {
+    match &instr.shape {
+        Shape::Tuple(p) if !p.is_empty() => Ok(&p[0]),
+        other => Err(BackendError::Invalid(format!(
+            "{}: result shape {other} is not the tuple it gives",
+            instr.opcode
+        ))),
+    }
+}
+
 /// Whether any computation of `module` holds an instruction of `opcode`.
 pub fn module_has(module: &HloModule, opcode: Opcode) -> bool {
     module

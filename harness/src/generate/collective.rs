@@ -10,7 +10,7 @@ use super::contraction::{binary_computation, call};
 use super::elementwise::{Built, CaseSpec};
 use super::movement::Gen;
 use super::rng::Rng;
-use super::values::{self, ValueHints};
+
 use conformance_spec::catalog::Signature;
 use conformance_spec::collective::{groups_text, set_grid, DeviceGrid, GroupMode};
 use conformance_spec::hlo::{AttrValue, Attribute, Opcode};
@@ -250,15 +250,8 @@ pub fn build(source: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
             g.b.parameter(Shape::Array(shape.clone()))
                 .map_err(|e| e.to_string())?,
         );
-        let count: i64 = dims.iter().product();
         for values_of in per_device.iter_mut() {
-            let bits: Vec<u128> = (0..count)
-                .map(|_| values::element(g.rng, ty, &ValueHints::default(), g.spec.values))
-                .collect();
-            let lit = ArrayLiteral::from_bits(ArrayShape::new(ty, dims.clone()), &bits)
-                .map_err(|e| e.to_string())?
-                .relayout(layout.clone());
-            values_of.push(lit);
+            values_of.push(g.values(&shape)?);
         }
     }
     g.args = per_device.into_iter().flatten().map(Into::into).collect();

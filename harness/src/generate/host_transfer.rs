@@ -11,7 +11,6 @@ use super::collective::pairs;
 use super::elementwise::{Built, CaseSpec};
 use super::movement::{int, Gen};
 use super::rng::Rng;
-use super::values::{self, ValueHints};
 use conformance_spec::catalog::Signature;
 use conformance_spec::collective::{groups_text, set_grid, DeviceGrid};
 use conformance_spec::hlo::{AttrValue, Attribute, Opcode};
@@ -36,15 +35,9 @@ pub fn is_host_transfer(signature: Signature) -> bool {
 fn array(g: &mut Gen, ty: ElementType) -> Result<(ArrayShape, ArrayLiteral), String> {
     let dims = g.dims(0);
     let layout = g.layout(&dims);
-    let n: i64 = dims.iter().product();
-    let bits: Vec<u128> = (0..n)
-        .map(|_| values::element(g.rng, ty, &ValueHints::default(), g.spec.values))
-        .collect();
-    let shape = ArrayShape::new(ty, dims);
-    let lit = ArrayLiteral::from_bits(shape.clone(), &bits)
-        .map_err(|e| e.to_string())?
-        .relayout(layout.clone());
-    Ok((shape.with_layout(layout), lit))
+    let shape = ArrayShape::new(ty, dims).with_layout(layout);
+    let lit = g.values(&shape)?;
+    Ok((shape, lit))
 }
 
 fn gte(g: &mut Gen, tuple: usize, shape: Shape, k: i64) -> Result<usize, String> {
@@ -103,14 +96,7 @@ pub fn build(source: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
         let (shape, lit) = array(&mut g, ty)?;
         per_device[0].push(lit.into());
         for d in per_device.iter_mut().skip(1) {
-            let values: Vec<u128> = (0..shape.element_count())
-                .map(|_| values::element(g.rng, ty, &ValueHints::default(), g.spec.values))
-                .collect();
-            let lit =
-                ArrayLiteral::from_bits(ArrayShape::new(ty, shape.dimensions.clone()), &values)
-                    .map_err(|e| e.to_string())?
-                    .relayout(shape.layout.clone());
-            d.push(lit.into());
+            d.push(g.values(&shape)?.into());
         }
         params.push(
             g.b.parameter(Shape::Array(shape.clone()))
@@ -142,16 +128,7 @@ pub fn build(source: &mut Rng, spec: &CaseSpec) -> Result<Built, String> {
                 let (shape, lit) = array(&mut g, ty)?;
                 queue[0].push(lit.into());
                 for q in queue.iter_mut().skip(1) {
-                    let bits: Vec<u128> = (0..shape.element_count())
-                        .map(|_| values::element(g.rng, ty, &ValueHints::default(), g.spec.values))
-                        .collect();
-                    let lit = ArrayLiteral::from_bits(
-                        ArrayShape::new(ty, shape.dimensions.clone()),
-                        &bits,
-                    )
-                    .map_err(|e| e.to_string())?
-                    .relayout(shape.layout.clone());
-                    q.push(lit.into());
+                    q.push(g.values(&shape)?.into());
                 }
                 // Seed 004, Infeed: the declared layout must be the layout of the data sent.
                 Shape::Array(shape)
@@ -239,13 +216,7 @@ fn channels(mut g: Gen, ty: ElementType) -> Result<Built, String> {
             .map_err(|e| e.to_string())?;
     let mut args: Vec<Literal> = vec![lit0.into()];
     for _ in 1..devices {
-        let bits: Vec<u128> = (0..shape.element_count())
-            .map(|_| values::element(g.rng, ty, &ValueHints::default(), g.spec.values))
-            .collect();
-        let lit = ArrayLiteral::from_bits(ArrayShape::new(ty, shape.dimensions.clone()), &bits)
-            .map_err(|e| e.to_string())?
-            .relayout(shape.layout.clone());
-        args.push(lit.into());
+        args.push(g.values(&shape)?.into());
     }
     let data = Shape::Array(shape);
     let u32_scalar = Shape::array(ElementType::U32, vec![]);

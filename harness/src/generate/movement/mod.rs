@@ -101,6 +101,21 @@ impl Gen<'_, '_> {
         self.param_bits(ty, dims, &bits)
     }
 
+    /// A literal of `shape` (its element type, dimensions and layout) holding values from the
+    /// sweep's classes: another device's or another queue entry's values for a shape already
+    /// drawn.
+    pub fn values(&mut self, shape: &ArrayShape) -> Result<ArrayLiteral, String> {
+        let ty = shape.element_type;
+        let bits: Vec<u128> = (0..shape.element_count())
+            .map(|_| values::element(self.rng, ty, &ValueHints::default(), self.spec.values))
+            .collect();
+        Ok(
+            ArrayLiteral::from_bits(ArrayShape::new(ty, shape.dimensions.clone()), &bits)
+                .map_err(|e| e.to_string())?
+                .relayout(shape.layout.clone()),
+        )
+    }
+
     /// A parameter holding `bits` (row-major) with a random layout.
     pub fn param_bits(
         &mut self,
