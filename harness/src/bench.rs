@@ -379,7 +379,8 @@ fn seconds(s: f64) -> String {
 }
 
 /// `conformance bench`: times `cases` (all when empty) on `names` and prints one line per case
-/// with each backend's median and the ratio of the first to the last backend. Exit 0; 2 for an
+/// with each backend's median and the ratio of the first backend's time to each other's (a
+/// backend that is not installed is left out, with one line on standard error). Exit 0; 2 for an
 /// unknown case or backend; 3 when a backend fails a case (the others are still timed).
 pub fn bench_command(
     names: &[String],
@@ -409,26 +410,34 @@ pub fn bench_command(
             })
             .collect::<Result<_, _>>()?
     };
-    let owned: Vec<Box<dyn Backend>> = names
-        .iter()
-        .map(|n| {
-            backends::by_name_with(
-                n,
-                backends::process::Limits {
-                    request: Duration::from_secs(600),
-                    ..Default::default()
-                },
-            )
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|e| (2, e))?;
-    let (first, last) = (&names[0], &names[names.len() - 1]);
+    let mut owned: Vec<Box<dyn Backend>> = Vec::with_capacity(names.len());
+    let mut shown: Vec<&String> = Vec::with_capacity(names.len());
+    for n in names {
+        // A compiler that is not installed here is one line; the others are still timed.
+        if let Err(e) = backends::installed(n) {
+            eprintln!("{e}; benchmarking the others");
+            continue;
+        }
+        let limits = backends::process::Limits {
+            request: Duration::from_secs(600),
+            ..Default::default()
+        };
+        owned.push(backends::by_name_with(n, limits).map_err(|e| (2, e))?);
+        shown.push(n);
+    }
+    if owned.len() < 2 {
+        return Err((2, "fewer than two of --backends can run here".into()));
+    }
+    let first = shown[0];
     let io = |e: std::io::Error| (3, e.to_string());
     write!(out, "{:<30}", "case").map_err(io)?;
-    for n in names {
+    for n in &shown {
         write!(out, " {:>22}", n).map_err(io)?;
     }
-    writeln!(out, " {:>12}", format!("{first}/{last}")).map_err(io)?;
+    for n in &shown[1..] {
+        write!(out, " {:>12}", format!("{first}/{n}")).map_err(io)?;
+    }
+    writeln!(out).map_err(io)?;
     let mut code = 0;
     for name in selected {
         let Some(case) = bench_case(name) else {
@@ -457,19 +466,19 @@ pub fn bench_command(
             }
             out.flush().map_err(io)?;
         }
-        let ratio = match (
-            times.first().copied().flatten(),
-            times.last().copied().flatten(),
-        ) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
-            _ => "-".into(),
-        };
-        writeln!(out, " {ratio:>12}   {}", case.work).map_err(io)?;
+        for other in &times[1..] {
+            let ratio = match (times[0], *other) {
+                (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+                _ => "-".into(),
+            };
+            write!(out, " {ratio:>12}").map_err(io)?;
+        }
+        writeln!(out, "   {}", case.work).map_err(io)?;
     }
     writeln!(
         out,
         "median of the runs; a worker's own execution time, its round trip through the pipe in \
-         parentheses; {first}/{last} < 1 means {first} is faster"
+         parentheses; {first}/X < 1 means {first} is faster than X"
     )
     .map_err(io)?;
     Ok(code)

@@ -133,6 +133,11 @@ pub struct RunArgs {
     /// them) instead of single operations; a disagreement is localized to its instruction.
     #[arg(long)]
     pub graphs: bool,
+    /// Consecutive cases that share one module and differ only in their inputs, so a compiler
+    /// under test compiles once per group (its worker caches modules by text). Default: 8 when
+    /// a backend runs in a worker process (xla, iree, ...), else 1.
+    #[arg(long, value_name = "K")]
+    pub inputs_per_module: Option<u64>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -349,17 +354,31 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 }
                 (None, None) => Budget::Cases(DEFAULT_ROUNDS * combos.len() as u64),
             };
+            let backends: Vec<String> = if args.backend.is_empty() {
+                args.backends
+            } else {
+                std::iter::once("reference".to_string())
+                    .chain(args.backend)
+                    .collect()
+            };
+            generator.inputs_per_module = match args.inputs_per_module {
+                Some(0) => {
+                    return Err((
+                        2,
+                        "--inputs-per-module: expected at least 1, got 0".to_string(),
+                    ))
+                }
+                Some(k) => k,
+                None if backends.iter().any(|b| crate::backends::compiles(b)) => {
+                    crate::backends::DEFAULT_INPUTS_PER_MODULE
+                }
+                None => 1,
+            };
             let options = RunOptions {
                 seed: args.seed,
                 budget,
                 filters,
-                backends: if args.backend.is_empty() {
-                    args.backends
-                } else {
-                    std::iter::once("reference".to_string())
-                        .chain(args.backend)
-                        .collect()
-                },
+                backends,
                 results: args.results,
                 resume: args.resume,
                 append: args.append,

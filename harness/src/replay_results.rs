@@ -181,6 +181,7 @@ impl ReplayResults {
             budget: format!("cases:{}", self.records.len()),
             swarm: None,
             graphs: false,
+            inputs_per_module: 1,
             started_unix: self.started_unix,
             resumed: false,
         };

@@ -47,11 +47,22 @@ pub struct RunStart {
     /// True for a sweep of multi-operation graphs (`--graphs`).
     #[serde(default)]
     pub graphs: bool,
+    /// Consecutive cases sharing one module (`--inputs-per-module`); 1 when absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub inputs_per_module: u64,
     /// Wall-clock start, seconds since the Unix epoch.
     pub started_unix: u64,
     /// True when this run continued an earlier one in the same file (`--resume`).
     #[serde(default)]
     pub resumed: bool,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n <= 1
 }
 
 /// The end of a run that finished normally.

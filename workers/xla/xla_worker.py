@@ -2,10 +2,9 @@
 """XLA's CPU backend as a conformance worker (docs/protocol.md, protocol version 2).
 
 Reads execute requests on stdin, compiles each request's `module.stablehlo` text with jaxlib's
-PJRT CPU client, runs it on the request's inputs and writes the outputs on stdout. Standard
-output carries protocol frames only: the real stdout is duplicated for frames at start-up and
-file descriptor 1 is pointed at stderr *before* jax is imported, so any library print lands on
-stderr.
+PJRT CPU client, runs it on the request's inputs and writes the outputs on stdout. Framing,
+literals and the request loop are workers/common/worker_protocol.py's, imported before jax so
+that any library print lands on stderr.
 
 Run with the project's virtualenv (jax, jaxlib, ml_dtypes, numpy):
 
@@ -18,12 +17,8 @@ host devices (default 8): modules of several replicas run on XLA's CPU collectiv
 import os
 import sys
 
-# --- stdout hygiene: must happen before any import that could print -----------------------------
-_FRAME_FD = os.dup(1)
-os.dup2(2, 1)
-sys.stdout = sys.stderr
-_FRAMES_OUT = os.fdopen(_FRAME_FD, "wb", buffering=0)
-_FRAMES_IN = sys.stdin.buffer
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import worker_protocol as wp  # noqa: E402  (first: it keeps stdout for protocol frames)
 
 # Several host devices for modules of several replicas (docs/collectives.md): XLA reads the flag
 # when its CPU client starts, so it is set before jax is imported.
@@ -37,13 +32,10 @@ os.environ["XLA_FLAGS"] = (
 
 import argparse  # noqa: E402
 import collections  # noqa: E402
-import json  # noqa: E402
 import re  # noqa: E402
-import struct  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-import ml_dtypes  # noqa: E402
 import jax  # noqa: E402
 import jax.extend  # noqa: E402
 import jaxlib  # noqa: E402
@@ -58,144 +50,9 @@ from jaxlib import lapack as _jaxlib_lapack  # noqa: E402
 # running such a call dereferences a null function pointer (a segfault, not an error).
 _jaxlib_lapack.prepare_lapack_call("potrf", np.float32)
 
-PROTOCOL = 2
-MESSAGE_LIMIT = 2000  # characters of a compiler message kept in an error reply
-HEADER_LIMIT = 256 << 20  # bytes (docs/protocol.md, Framing)
-DATA_LIMIT = 16 << 30  # bytes
-
-# HLO element type name -> numpy dtype name (numpy's own or ml_dtypes'); only the names whose
-# dtype exists in the installed numpy/ml_dtypes are announced and accepted.
-_DTYPE_NAMES = [
-    ("pred", "bool"),
-    ("s8", "int8"),
-    ("s16", "int16"),
-    ("s32", "int32"),
-    ("s64", "int64"),
-    ("u8", "uint8"),
-    ("u16", "uint16"),
-    ("u32", "uint32"),
-    ("u64", "uint64"),
-    ("f16", "float16"),
-    ("bf16", "bfloat16"),
-    ("f32", "float32"),
-    ("f64", "float64"),
-    ("c64", "complex64"),
-    ("c128", "complex128"),
-    ("f8e4m3fn", "float8_e4m3fn"),
-    ("f8e5m2", "float8_e5m2"),
-    ("f8e4m3fnuz", "float8_e4m3fnuz"),
-    ("f8e5m2fnuz", "float8_e5m2fnuz"),
-    ("f8e4m3b11fnuz", "float8_e4m3b11fnuz"),
-    ("f8e4m3", "float8_e4m3"),
-    ("f8e3m4", "float8_e3m4"),
-]
-
-
-def _dtype_table():
-    """HLO name -> little-endian numpy dtype, for every name the installed libraries provide."""
-    table = {}
-    for hlo, np_name in _DTYPE_NAMES:
-        kind = getattr(ml_dtypes, np_name, None)
-        if kind is None and hasattr(np, np_name):
-            kind = getattr(np, np_name)
-        if kind is None:
-            continue
-        table[hlo] = np.dtype(kind).newbyteorder("<")
-    return table
-
-
-DTYPES = _dtype_table()
-HLO_NAME_OF = {dt: name for name, dt in DTYPES.items()}
-
 
 def log(*parts):
     print("xla_worker:", *parts, file=sys.stderr, flush=True)
-
-
-# --- framing --------------------------------------------------------------------------------------
-
-
-class StreamEnd(Exception):
-    """stdin ended; `clean` when at a message boundary."""
-
-    def __init__(self, clean, what=""):
-        super().__init__(what)
-        self.clean = clean
-
-
-def read_exact(n, at_boundary=False):
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
-        k = _FRAMES_IN.readinto(view[got:])
-        if not k:
-            raise StreamEnd(at_boundary and got == 0, f"stdin ended after {got} of {n} bytes")
-        got += k
-    return bytes(buf)
-
-
-class FrameTooLong(Exception):
-    """A length prefix over the protocol's limit: the stream cannot be trusted."""
-
-
-def read_frame(limit, at_boundary=False):
-    (length,) = struct.unpack("<Q", read_exact(8, at_boundary))
-    if length > limit:
-        raise FrameTooLong(f"frame of {length} bytes exceeds the limit of {limit} bytes")
-    return read_exact(length)
-
-
-def write_message(header, data_frames=()):
-    out = bytearray()
-    body = json.dumps(header, separators=(",", ":")).encode()
-    out += struct.pack("<Q", len(body)) + body
-    for d in data_frames:
-        out += struct.pack("<Q", len(d))
-        out += d
-    _FRAMES_OUT.write(out)
-
-
-def error_reply(req_id, kind, message):
-    write_message({"type": "error", "id": req_id, "kind": kind, "message": message[:MESSAGE_LIMIT]})
-
-
-# --- literals -------------------------------------------------------------------------------------
-
-
-class BadInput(Exception):
-    """An input descriptor or data frame that does not describe a literal ("invalid")."""
-
-
-def decode_input(i, desc, data):
-    """Input `i` (descriptor + data frame in physical order) -> row-major numpy array."""
-    if not isinstance(desc, dict):
-        raise BadInput(f"input {i}: descriptor is not an object")
-    et = desc.get("element_type")
-    dims = desc.get("dimensions")
-    m2m = desc.get("minor_to_major")
-    if et not in DTYPES:
-        raise BadInput(f"input {i}: element type {et!r} is not one of {sorted(DTYPES)}")
-    if not isinstance(dims, list) or not all(isinstance(d, int) and d >= 0 for d in dims):
-        raise BadInput(f"input {i}: dimensions {dims!r} are not a list of non-negative integers")
-    rank = len(dims)
-    if not isinstance(m2m, list) or sorted(m2m) != list(range(rank)):
-        raise BadInput(f"input {i}: minor_to_major {m2m!r} is not a permutation of 0..{rank - 1}")
-    dt = DTYPES[et]
-    count = 1
-    for d in dims:
-        count *= d
-    if len(data) != count * dt.itemsize:
-        raise BadInput(
-            f"input {i}: data frame has {len(data)} bytes, {et}{dims} needs {count * dt.itemsize}"
-        )
-    if et == "pred" and data.translate(None, b"\x00\x01"):
-        raise BadInput(f"input {i}: pred bytes must be 0 or 1")
-    major_to_minor = list(reversed(m2m))
-    physical = np.frombuffer(data, dtype=dt).reshape([dims[d] for d in major_to_minor])
-    # axis j of the logical array is the physical axis holding dimension j
-    logical = np.transpose(physical, axes=np.argsort(major_to_minor)) if rank > 1 else physical
-    return np.array(logical, dtype=dt.newbyteorder("="), order="C")
 
 
 def is_token(buffer):
@@ -208,22 +65,6 @@ def is_token(buffer):
     except Exception as e:  # noqa: BLE001 - jaxlib raises its own error type
         return "token" in str(e)
     return False
-
-
-def encode_output(array):
-    """numpy array -> (descriptor, row-major little-endian bytes), or None for an unmapped dtype."""
-    a = np.asarray(array)
-    name = HLO_NAME_OF.get(a.dtype.newbyteorder("<"))
-    if name is None:
-        return None
-    rank = a.ndim
-    desc = {
-        "element_type": name,
-        "dimensions": list(a.shape),
-        "minor_to_major": list(range(rank - 1, -1, -1)),
-    }
-    data = np.array(a, dtype=a.dtype.newbyteorder("<"), order="C").tobytes()
-    return desc, data
 
 
 # --- parameter shapes of a compiled program -------------------------------------------------------
@@ -307,7 +148,6 @@ _TUPLE_RESULT = re.compile(r"must be passed array shapes|Invalid XLA PrimitiveTy
 # with PjRtDevice::TransferToInfeed / TransferFromOutfeed. jaxlib 0.10.2 binds neither (its
 # Device has no transfer_to_infeed; the PJRT C API says "does not support TransferToInfeed"),
 # so a module that reads an infeed would block XLA for ever.
-_FEEDS = re.compile(r"stablehlo\.(infeed|outfeed)")
 FEEDS_REASON = (
     "{op}: jaxlib exposes no transfer_to_infeed / transfer_from_outfeed (PJRT C API: "
     "'does not support TransferToInfeed'), so the case's queues cannot reach XLA"
@@ -412,64 +252,48 @@ class XlaCpu:
                 if not is_token(outs[k][d])], micros
 
 
-def check_inputs(params, arrays):
-    """None, or a message saying how the inputs differ from the entry parameters."""
-    if params is None:
-        return None
-    if len(params) != len(arrays):
-        return f"the module's entry takes {len(params)} parameters, the request has {len(arrays)} inputs"
-    for i, (p, a) in enumerate(zip(params, arrays)):
-        have = (HLO_NAME_OF.get(a.dtype.newbyteorder("<")), list(a.shape))
-        if p is None:
-            # Not parsed from the compiled module's layout text: XLA still checks the byte size.
-            continue
-        if p != have:
-            return f"parameter {i} is {p[0]}{p[1]}, input {i} is {have[0]}{have[1]}"
-    return None
-
-
 def handle_execute(xla, header, datas):
     req_id = header.get("id")
     module = header.get("module")
     text = module.get("stablehlo") if isinstance(module, dict) else None
     if not isinstance(text, str):
-        error_reply(req_id, "unsupported", "xla-cpu reads StableHLO only; the request has no module.stablehlo")
+        wp.error_reply(req_id, "unsupported", "xla-cpu reads StableHLO only; the request has no module.stablehlo")
         return
     try:
-        arrays = [decode_input(i, d, data) for i, (d, data) in enumerate(zip(header["inputs"], datas))]
-    except BadInput as e:
-        error_reply(req_id, "invalid", str(e))
+        arrays = wp.decode_inputs(header, datas)
+    except wp.BadInput as e:
+        wp.error_reply(req_id, "invalid", str(e))
         return
     grid = header.get("devices") or {}
     replicas, partitions = grid.get("replicas", 1), grid.get("partitions", 1)
     if not (isinstance(replicas, int) and isinstance(partitions, int) and replicas >= 1 and partitions >= 1):
-        error_reply(req_id, "invalid", f"devices {grid!r}: expected positive replicas and partitions")
+        wp.error_reply(req_id, "invalid", f"devices {grid!r}: expected positive replicas and partitions")
         return
     if partitions > 1:
         # XLA compiles num_partitions > 1 only through its SPMD partitioner, which needs sharding
         # annotations and refuses partition-id without them (docs/collectives.md).
-        error_reply(req_id, "unsupported",
+        wp.error_reply(req_id, "unsupported",
                     f"{partitions} partitions: XLA's CPU client runs several partitions only through its SPMD partitioner")
         return
     if len(arrays) % replicas != 0:
-        error_reply(req_id, "invalid", f"{len(arrays)} inputs for {replicas} replicas")
+        wp.error_reply(req_id, "invalid", f"{len(arrays)} inputs for {replicas} replicas")
         return
-    feed = _FEEDS.search(text)
+    feed = wp.FEEDS.search(text)
     if feed:
         # An infeed would wait for ever: nothing here can fill XLA's queues (docs/host-transfers.md).
-        error_reply(req_id, "unsupported", FEEDS_REASON.format(op=feed.group(0)))
+        wp.error_reply(req_id, "unsupported", FEEDS_REASON.format(op=feed.group(0)))
         return
     compiled = xla.compile(text, replicas)
     if compiled[0] == "error":
-        error_reply(req_id, compiled[1], compiled[2])
+        wp.error_reply(req_id, compiled[1], compiled[2])
         return
     executable, params = compiled
     per = len(arrays) // replicas
     per_device = [arrays[d * per:(d + 1) * per] for d in range(replicas)]
     for device_inputs in per_device:
-        mismatch = check_inputs(params, device_inputs)
+        mismatch = wp.check_inputs(params, device_inputs)
         if mismatch is not None:
-            error_reply(req_id, "invalid", mismatch)
+            wp.error_reply(req_id, "invalid", mismatch)
             return
     try:
         if replicas > 1:
@@ -477,91 +301,9 @@ def handle_execute(xla, header, datas):
         else:
             outputs, micros = xla.run(executable, arrays)
     except Exception as e:  # noqa: BLE001 - execution errors are backend failures
-        error_reply(req_id, "failure", str(e) or type(e).__name__)
+        wp.error_reply(req_id, "failure", str(e) or type(e).__name__)
         return
-    descs, frames = [], []
-    for k, o in enumerate(outputs):
-        enc = encode_output(o)
-        if enc is None:
-            error_reply(req_id, "unsupported", f"output {k} has dtype {o.dtype}, which has no HLO name here")
-            return
-        descs.append(enc[0])
-        frames.append(enc[1])
-    write_message({"type": "result", "id": req_id, "outputs": descs, "execute_micros": micros}, frames)
-
-
-# --- subnormal detection --------------------------------------------------------------------------
-
-_MULTIPLY = """module {{
-  func.func public @main(%arg0: tensor<2x{t}>, %arg1: tensor<2x{t}>) -> tensor<2x{t}> {{
-    %0 = "stablehlo.multiply"(%arg0, %arg1) : (tensor<2x{t}>, tensor<2x{t}>) -> tensor<2x{t}>
-    "func.return"(%0) : (tensor<2x{t}>) -> ()
-  }}
-}}"""
-
-
-def detect_subnormals(xla):
-    """'flush' when the backend flushes a subnormal result or reads a subnormal input as zero in
-    f32 or f64 (checked by running x*y with x*y subnormal, and s*2^k with s subnormal and s*2^k
-    normal); 'preserve' when every product is exact as numpy computes it."""
-    cases = {
-        # a*b: exact products 2^-140 (f32 subnormal result) and 2^-120 from the subnormal 2^-140
-        "f32": (np.float32, [2.0**-70, 2.0**-140], [2.0**-70, 2.0**20]),
-        # exact products 2^-1060 (f64 subnormal result) and 2^-1040 from the subnormal 2^-1060
-        "f64": (np.float64, [2.0**-530, 2.0**-1060], [2.0**-530, 2.0**20]),
-    }
-    verdict = "preserve"
-    for t, (kind, a, b) in cases.items():
-        a, b = np.array(a, kind), np.array(b, kind)
-        compiled = xla.compile(_MULTIPLY.format(t=t))
-        if compiled[0] == "error":
-            raise RuntimeError(f"subnormal probe for {t} did not compile: {compiled[2]}")
-        got = xla.run(compiled[0], [a, b])[0][0]
-        want = a * b
-        flushed_out = got[0] == 0 and want[0] != 0
-        flushed_in = got[1] == 0 and want[1] != 0
-        if flushed_out or flushed_in:
-            verdict = "flush"
-        elif not np.array_equal(got, want):
-            raise RuntimeError(f"subnormal probe for {t}: got {got!r}, expected {want!r}")
-        log(f"{t}: subnormal results {'flushed' if flushed_out else 'kept'},",
-            f"subnormal inputs {'read as zero' if flushed_in else 'kept'}")
-    return verdict
-
-
-# --- main loop ------------------------------------------------------------------------------------
-
-
-def serve(xla):
-    while True:
-        try:
-            header_bytes = read_frame(HEADER_LIMIT, at_boundary=True)
-        except StreamEnd as e:
-            if e.clean:
-                return 0
-            log("truncated request:", e)
-            return 2
-        try:
-            header = json.loads(header_bytes)
-        except ValueError as e:
-            log("request header is not JSON:", e)
-            return 2
-        kind = header.get("type") if isinstance(header, dict) else None
-        if kind == "shutdown":
-            return 0
-        if kind != "execute" or not isinstance(header.get("inputs"), list):
-            log(f"cannot read a request of type {kind!r}; the stream cannot be trusted, exiting")
-            return 2
-        try:
-            datas = [read_frame(DATA_LIMIT) for _ in header["inputs"]]
-        except StreamEnd as e:
-            log("truncated request:", e)
-            return 2
-        try:
-            handle_execute(xla, header, datas)
-        except Exception as e:  # noqa: BLE001 - a worker bug must not cost the session
-            log("internal error:", repr(e))
-            error_reply(header.get("id"), "failure", f"xla_worker internal error: {e!r}")
+    wp.result_reply(req_id, outputs, micros)
 
 
 def main(argv):
@@ -570,32 +312,31 @@ def main(argv):
     ap.add_argument("--devices", type=int, default=8, help="host devices (read before jax starts)")
     args = ap.parse_args(argv)
     xla = XlaCpu(max(1, args.cache))
-    subnormals = detect_subnormals(xla)
-    write_message(
+
+    def run_text(text, arrays):
+        compiled = xla.compile(text)
+        if compiled[0] == "error":
+            raise RuntimeError(f"probe did not compile: {compiled[2]}")
+        return xla.run(compiled[0], arrays)[0]
+
+    subnormals = wp.detect_subnormals(run_text, log)
+    wp.hello(
+        "xla-cpu",
+        f"jax {jax.__version__} / jaxlib {jaxlib.__version__}",
         {
-            "type": "hello",
-            "protocol": PROTOCOL,
-            "name": "xla-cpu",
-            "version": f"jax {jax.__version__} / jaxlib {jaxlib.__version__}",
-            "capabilities": {
-                "module_formats": ["stablehlo"],
-                "opcodes": None,
-                "element_types": list(DTYPES),
-                "layouts": "row-major",
-                "subnormals": subnormals,
-                # XLA's RngBitGeneratorExpander: Threefry/Philox with XLA's counter layout,
-                # rng_default = Philox (docs/random.md).
-                "rng_bit_layout": "xla",
-                # Replicas run on this many host devices (--xla_force_host_platform_device_count).
-                "devices": len(xla.backend.local_devices()),
-            },
-        }
+            "module_formats": ["stablehlo"],
+            "opcodes": None,
+            "element_types": list(wp.DTYPES),
+            "layouts": "row-major",
+            "subnormals": subnormals,
+            # XLA's RngBitGeneratorExpander: Threefry/Philox with XLA's counter layout,
+            # rng_default = Philox (docs/random.md).
+            "rng_bit_layout": "xla",
+            # Replicas run on this many host devices (--xla_force_host_platform_device_count).
+            "devices": len(xla.backend.local_devices()),
+        },
     )
-    try:
-        return serve(xla)
-    except (BrokenPipeError, FrameTooLong) as e:
-        log("stream error:", e)
-        return 2
+    return wp.serve(lambda header, datas: handle_execute(xla, header, datas), log)
 
 
 if __name__ == "__main__":

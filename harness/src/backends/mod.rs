@@ -1,11 +1,15 @@
 //! The backend registry: names on the command line to backends.
 //!
 //! - `reference` and `fast` run in process;
-//! - `xla` is XLA's CPU backend through jaxlib: the worker `workers/xla/xla_worker.py` run by the
-//!   project's Python environment (`.venv`, made by `scripts/setup-python.sh`; another
-//!   interpreter with `CONFORMANCE_PYTHON`);
+//! - the [`BUILTIN_WORKERS`] are workers of this repository run by the project's Python
+//!   environment (`.venv`, made by `scripts/setup-python.sh`; another interpreter with
+//!   `CONFORMANCE_PYTHON`): `xla` (XLA's CPU backend through jaxlib), `iree` and `iree-f64`
+//!   (IREE's llvm-cpu backend, f64 demoted to f32 as IREE does by default, or kept), and
+//!   `stablehlo-interpreter` (StableHLO's reference interpreter bundled in jaxlib);
 //! - any other name registered with `--worker NAME=COMMAND` is a worker process speaking the
 //!   protocol of docs/protocol.md ([`process::ProcessBackend`]).
+//!
+//! docs/backends.md describes each backend, what it declares and where it deviates.
 
 pub mod process;
 pub mod wire;
@@ -14,11 +18,70 @@ use conformance_fast::Fast;
 use conformance_reference::Reference;
 use conformance_spec::Backend;
 use process::{Limits, ProcessBackend};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+/// A worker of this repository that `--backends` names directly.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinWorker {
+    /// Its name in `--backends`, reports and corpus file names.
+    pub name: &'static str,
+    /// The worker script, relative to the workspace root.
+    pub script: &'static str,
+    /// Arguments after the script.
+    pub args: &'static [&'static str],
+    /// Python modules it needs: the backend is installed when all of them import.
+    pub modules: &'static [&'static str],
+}
+
+/// The workers of this repository, by name.
+pub const BUILTIN_WORKERS: &[BuiltinWorker] = &[
+    BuiltinWorker {
+        name: "xla",
+        script: "workers/xla/xla_worker.py",
+        args: &[],
+        modules: &["jax", "jaxlib"],
+    },
+    BuiltinWorker {
+        name: "iree",
+        script: "workers/iree/iree_worker.py",
+        args: &[],
+        modules: &["iree.compiler", "iree.runtime"],
+    },
+    BuiltinWorker {
+        name: "iree-f64",
+        script: "workers/iree/iree_worker.py",
+        args: &["--f64"],
+        modules: &["iree.compiler", "iree.runtime"],
+    },
+    BuiltinWorker {
+        name: "stablehlo-interpreter",
+        script: "workers/stablehlo_interpreter/stablehlo_interpreter_worker.py",
+        args: &[],
+        modules: &["jax", "jaxlib"],
+    },
+];
+
 /// Names `--backends` accepts besides registered workers.
-pub const NAMES: &[&str] = &["reference", "fast", "xla"];
+pub const NAMES: &[&str] = &[
+    "reference",
+    "fast",
+    "xla",
+    "iree",
+    "iree-f64",
+    "stablehlo-interpreter",
+];
+
+/// Consecutive cases of a sweep sharing one module when a backend compiles
+/// ([`compiles`]) and `--inputs-per-module` is not given.
+pub const DEFAULT_INPUTS_PER_MODULE: u64 = 8;
+
+/// True for a backend that compiles each module before running it (every worker: XLA, IREE, …),
+/// for which a sweep groups cases sharing a module; false for `reference` and `fast`.
+pub fn compiles(name: &str) -> bool {
+    !matches!(name, "reference" | "fast")
+}
 
 /// Workers registered with `--worker NAME=COMMAND`, in registration order.
 static WORKERS: Mutex<Vec<(String, Vec<String>)>> = Mutex::new(Vec::new());
@@ -59,35 +122,89 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The command of the XLA worker.
+/// The project's Python interpreter: `CONFORMANCE_PYTHON`, else `.venv/bin/python`.
+fn python() -> PathBuf {
+    match std::env::var_os("CONFORMANCE_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => workspace_root().join(".venv/bin/python"),
+    }
+}
+
+/// The command of a worker of this repository.
 ///
 /// Errors: the Python environment or the worker script is missing (naming the set-up script).
-pub fn xla_command() -> Result<Vec<String>, String> {
-    let root = workspace_root();
-    let python = match std::env::var_os("CONFORMANCE_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => root.join(".venv/bin/python"),
-    };
-    let script = root.join("workers/xla/xla_worker.py");
+pub fn builtin_command(worker: &BuiltinWorker) -> Result<Vec<String>, String> {
+    let python = python();
+    let script = workspace_root().join(worker.script);
     if !python.exists() {
         return Err(format!(
-            "backend `xla` needs the project's Python environment ({} is missing): run \
-             scripts/setup-python.sh, or point CONFORMANCE_PYTHON at a python with jax installed",
-            python.display()
+            "backend `{}` needs the project's Python environment ({} is missing): run \
+             scripts/setup-python.sh, or point CONFORMANCE_PYTHON at a python with {} installed",
+            worker.name,
+            python.display(),
+            worker.modules.join(", ")
         ));
     }
     if !script.exists() {
-        return Err(format!("the XLA worker {} is missing", script.display()));
+        return Err(format!(
+            "the worker of `{}`, {}, is missing",
+            worker.name,
+            script.display()
+        ));
     }
-    Ok(vec![
+    let mut command = vec![
         python.to_string_lossy().into_owned(),
         script.to_string_lossy().into_owned(),
-    ])
+    ];
+    command.extend(worker.args.iter().map(|a| a.to_string()));
+    Ok(command)
+}
+
+/// The command of the XLA worker ([`builtin_command`]).
+///
+/// Errors: as [`builtin_command`].
+pub fn xla_command() -> Result<Vec<String>, String> {
+    builtin_command(&BUILTIN_WORKERS[0])
+}
+
+/// Whether backend `name` can run here: `Ok` for in-process backends and registered workers;
+/// for a [`BuiltinWorker`], whether its Python environment exists and imports its modules
+/// (checked once per process, by running the interpreter).
+///
+/// Errors: one line saying what is missing and how to install it.
+pub fn installed(name: &str) -> Result<(), String> {
+    static CHECKED: Mutex<Option<HashMap<String, Result<(), String>>>> = Mutex::new(None);
+    let Some(worker) = BUILTIN_WORKERS.iter().find(|w| w.name == name) else {
+        return Ok(());
+    };
+    let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
+    let map = checked.get_or_insert_with(HashMap::new);
+    if let Some(r) = map.get(name) {
+        return r.clone();
+    }
+    let result = builtin_command(worker).and_then(|command| {
+        let imports = format!("import {}", worker.modules.join(", "));
+        let out = std::process::Command::new(&command[0])
+            .args(["-c", &imports])
+            .output()
+            .map_err(|e| format!("backend `{name}`: cannot run {}: {e}", command[0]))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let last = stderr.lines().last().unwrap_or("").trim().to_string();
+        Err(format!(
+            "backend `{name}` is not installed ({last}): run scripts/setup-python.sh"
+        ))
+    });
+    map.insert(name.to_string(), result.clone());
+    result
 }
 
 /// The backend with this name, workers with the default [`Limits`].
 ///
-/// Errors: an unknown name, with the list of known ones; `xla` without its environment.
+/// Errors: an unknown name, with the list of known ones; a built-in worker without its Python
+/// environment.
 pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
     by_name_with(name, Limits::default())
 }
@@ -96,10 +213,13 @@ pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
 ///
 /// Errors: as [`by_name`].
 pub fn by_name_with(name: &str, limits: Limits) -> Result<Box<dyn Backend>, String> {
+    if let Some(worker) = BUILTIN_WORKERS.iter().find(|w| w.name == name) {
+        let command = builtin_command(worker)?;
+        return Ok(Box::new(ProcessBackend::new(name, command, limits)));
+    }
     match name {
         "reference" => Ok(Box::new(Reference)),
         "fast" => Ok(Box::new(Fast::new())),
-        "xla" => Ok(Box::new(ProcessBackend::new("xla", xla_command()?, limits))),
         other => {
             let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
             match workers.iter().find(|(n, _)| n == other) {

@@ -37,6 +37,10 @@ pub struct GeneratorConfig {
     pub values: Vec<ValueClass>,
     /// The swarm configuration this config was narrowed by ([`SwarmConfig::apply`]), if any.
     pub swarm: Option<SwarmConfig>,
+    /// Consecutive case indices that share one module and differ in their inputs
+    /// ([`rng::Rng::for_member`]), so a compiler under test compiles once per group; 1: every
+    /// case its own module.
+    pub inputs_per_module: u64,
 }
 
 impl Default for GeneratorConfig {
@@ -45,6 +49,7 @@ impl Default for GeneratorConfig {
             shapes: ShapeConfig::default(),
             values: ValueClass::ALL.to_vec(),
             swarm: None,
+            inputs_per_module: 1,
         }
     }
 }
@@ -61,6 +66,9 @@ impl GeneratorConfig {
         );
         if let Some(w) = &self.swarm {
             text += &format!(" swarm=[{w}]");
+        }
+        if self.inputs_per_module > 1 {
+            text += &format!(" inputs_per_module={}", self.inputs_per_module);
         }
         text
     }
@@ -191,7 +199,9 @@ pub struct Case {
     pub args: Vec<Literal>,
 }
 
-/// Builds case `index` of the sweep `(seed, combos)`.
+/// Builds case `index` of the sweep `(seed, combos)`. With `config.inputs_per_module` = k > 1,
+/// the k cases of a group `index / k` share their combination and (for generators whose
+/// structure does not depend on the values drawn) their module.
 ///
 /// Errors: the generator produced an invalid module (a bug, reported with the case's coordinates).
 pub fn case(
@@ -201,8 +211,9 @@ pub fn case(
     seed: u64,
     index: u64,
 ) -> Result<Case, String> {
-    let combo = &combos[(index % combos.len() as u64) as usize];
-    let mut rng = Rng::for_case(seed, index);
+    let k = config.inputs_per_module.max(1);
+    let combo = &combos[((index / k) % combos.len() as u64) as usize];
+    let mut rng = Rng::for_member(seed, index, k);
     case_with(catalog, combo, config, &mut rng, seed, index)
 }
 

@@ -68,6 +68,9 @@ impl Source for arbitrary::Unstructured<'_> {
 /// Draws typed choices (ranges, probabilities, picks, permutations) from a [`Source`].
 pub struct Rng<'a> {
     source: Box<dyn Source + 'a>,
+    /// Where element values are drawn ([`Rng::values`]): a stream of their own for the members of
+    /// a module group ([`Rng::for_member`]), none (this stream) otherwise.
+    values: Option<Box<Rng<'a>>>,
 }
 
 impl std::fmt::Debug for Rng<'_> {
@@ -81,6 +84,7 @@ impl<'a> Rng<'a> {
     pub fn new(seed: u64) -> Rng<'static> {
         Rng {
             source: Box::new(SplitMix64 { state: seed }),
+            values: None,
         }
     }
 
@@ -93,10 +97,37 @@ impl<'a> Rng<'a> {
         Rng::new(a ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03))
     }
 
+    /// The generator of case `index` of a sweep whose cases come in groups of `inputs_per_module`
+    /// consecutive indices sharing one module: every choice but element values is drawn from the
+    /// stream of the group's first case, element values ([`Rng::values`]) from a stream of the
+    /// case's own. A generator whose structure does not depend on the values it draws thus gives
+    /// every member the same module (a compiler under test compiles it once) with other inputs.
+    /// With `inputs_per_module` ≤ 1 this is [`Rng::for_case`].
+    pub fn for_member(seed: u64, index: u64, inputs_per_module: u64) -> Rng<'static> {
+        if inputs_per_module <= 1 {
+            return Rng::for_case(seed, index);
+        }
+        let mut rng = Rng::for_case(seed, index - index % inputs_per_module);
+        rng.values = Some(Box::new(Rng::for_case(seed ^ 0x5eed_0f1e_7a1e_e5c0, index)));
+        rng
+    }
+
+    /// The stream element values are drawn from (see [`Rng::for_member`]).
+    pub fn values(&mut self) -> &mut Rng<'a> {
+        if self.values.is_none() {
+            return self;
+        }
+        match self.values.as_deref_mut() {
+            Some(v) => v,
+            None => unreachable!("checked above"),
+        }
+    }
+
     /// Choices from any source (a [`Choices`] sequence, fuzzer bytes).
     pub fn from_source(source: impl Source + 'a) -> Rng<'a> {
         Rng {
             source: Box::new(source),
+            values: None,
         }
     }
 

@@ -78,6 +78,7 @@ pub struct ValueHints {
 
 /// Draws one element of type `ty` from the enabled value classes.
 pub fn element(rng: &mut Rng, ty: ElementType, hints: &ValueHints, classes: &[ValueClass]) -> u128 {
+    let rng = rng.values();
     if ty.is_pred() {
         return rng.below(2) as u128;
     }

@@ -29,6 +29,7 @@ fn start(seed: u64, shard: Option<(u64, u64)>, ops: &[&str]) -> ResultLine {
         budget: "cases:6".into(),
         swarm: None,
         graphs: false,
+        inputs_per_module: 1,
         started_unix: 1_700_000_000,
         resumed: false,
     })
