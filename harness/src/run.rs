@@ -568,8 +568,11 @@ fn generate_case(
     index: u64,
 ) -> Result<generate::Case, String> {
     if options.graphs {
-        let mut rng =
-            generate::rng::Rng::for_member(options.seed, index, options.generator.inputs_per_module);
+        let mut rng = generate::rng::Rng::for_member(
+            options.seed,
+            index,
+            options.generator.inputs_per_module,
+        );
         generate::graph::build_case(
             catalog,
             combos,

@@ -33,6 +33,7 @@ fn start(shard: u64) -> ResultLine {
         budget: "cases:10".into(),
         swarm: None,
         graphs: false,
+        inputs_per_module: 1,
         started_unix: 1_700_000_000,
         resumed: shard == 2,
     })
@@ -642,5 +643,154 @@ fn the_report_renders_in_chromium_with_the_right_cells_links_and_bars() {
         let _ = std::fs::remove_dir_all(&dir);
     } else {
         eprintln!("kept {}", out.display());
+    }
+}
+
+/// A case of a several-backend sweep: one outcome per (backend, verdict).
+fn multi(index: u64, row: &str, dtype: &str, outcomes: &[(&str, Verdict)]) -> ResultLine {
+    let ResultLine::Case(mut c) = pass(index, row, dtype, 0) else {
+        unreachable!()
+    };
+    c.outcomes = outcomes
+        .iter()
+        .map(|&(backend, verdict)| BackendOutcome {
+            backend: backend.into(),
+            verdict,
+            comparison: matches!(verdict, Verdict::Pass | Verdict::Fail).then(|| {
+                if verdict == Verdict::Pass {
+                    cmp(0, 0, &[], vec![])
+                } else {
+                    cmp(
+                        3,
+                        0,
+                        &[(DiffClass::Ulp, 1)],
+                        vec![diff(0, DiffClass::Ulp, Some(3), dtype)],
+                    )
+                }
+            }),
+            error: (verdict == Verdict::Unsupported).then(|| "unsupported: f64".to_string()),
+            micros: 5,
+        })
+        .collect();
+    if outcomes.iter().any(|(_, v)| *v != Verdict::Pass) {
+        c.hlo = Some(HLO.to_string());
+    }
+    ResultLine::Case(c)
+}
+
+#[test]
+fn a_report_of_four_backends_renders_their_pairs_and_the_family_table() {
+    use Verdict::{Fail, Pass, Unsupported};
+    let dir = std::env::temp_dir().join(format!("conformance-report-four-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ResultLine::RunStart(mut s) = start(1) else {
+        unreachable!()
+    };
+    s.shard = None;
+    s.backends = ["reference", "fast", "xla", "iree", "stablehlo-interpreter"]
+        .map(String::from)
+        .to_vec();
+    let backends = ["fast", "xla", "iree", "stablehlo-interpreter"];
+    let all_pass: Vec<(&str, Verdict)> = backends.iter().map(|b| (*b, Pass)).collect();
+    let results = write(
+        &dir,
+        "four.jsonl",
+        &[
+            ResultLine::RunStart(s),
+            multi(0, "add", "f32", &all_pass),
+            multi(
+                1,
+                "exponential",
+                "f32",
+                &[
+                    ("fast", Pass),
+                    ("xla", Fail),
+                    ("iree", Fail),
+                    ("stablehlo-interpreter", Pass),
+                ],
+            ),
+            multi(
+                2,
+                "add",
+                "f64",
+                &[
+                    ("fast", Pass),
+                    ("xla", Pass),
+                    ("iree", Unsupported),
+                    ("stablehlo-interpreter", Pass),
+                ],
+            ),
+            multi(3, "transpose", "s32", &all_pass),
+            ResultLine::RunEnd(RunEnd {
+                cases: 4,
+                elapsed_secs: 1.0,
+            }),
+        ],
+    );
+    // XLA's exponential failure is an accepted deviation; IREE's is not.
+    let known = [KnownDeviation {
+        backend: "xla".into(),
+        op: "exponential".into(),
+        kinds: vec![TypeKind::Float],
+        class: Some(DiffClass::Ulp),
+        error: None,
+        path: "corpus/regressions/exponential-f32-xla-x.yaml".into(),
+    }];
+    let out = dir.join("four.html");
+    let stats = write_report(&[results], &out, &known).expect("report written");
+    assert_eq!((stats.cases, stats.pairs, stats.known), (4, 4, 1));
+
+    let dom = dump_dom(&file_url(&out), &dir.join("profile"));
+    let all = tags(&dom);
+    let pairs: Vec<&str> = all
+        .iter()
+        .filter(|t| t.name == "section" && t.has_class("pair"))
+        .filter_map(|t| t.attr("data-backend"))
+        .collect();
+    assert_eq!(pairs, backends, "one matrix per backend, in run order");
+    assert_eq!(by_id(&all, "families").len(), 1, "the family table");
+    let at = all
+        .iter()
+        .position(|t| t.attr("id") == Some("families"))
+        .unwrap();
+    let heads: Vec<String> = all[at..]
+        .iter()
+        .take_while(|t| t.name != "tbody")
+        .filter(|t| t.name == "th")
+        .map(|t| text_of(&dom, t))
+        .collect();
+    assert_eq!(heads.len(), 3, "{heads:?}");
+    assert_eq!(heads[0], "backend");
+    assert!(
+        heads.contains(&"elementwise".to_string()) && heads.contains(&"data_movement".to_string())
+    );
+    let rows: Vec<usize> = (at..all.len())
+        .filter(|&k| all[k].name == "tr" && all[k].attr("data-backend").is_some())
+        .collect();
+    let counts = |backend: &str, family: &str| -> [String; 4] {
+        let row = *rows
+            .iter()
+            .find(|&&k| all[k].attr("data-backend") == Some(backend))
+            .unwrap_or_else(|| panic!("no row for {backend}"));
+        let td = all[row + 1..]
+            .iter()
+            .take_while(|t| t.name != "tr")
+            .find(|t| t.name == "td" && t.attr("data-family") == Some(family))
+            .unwrap_or_else(|| panic!("no {family} cell for {backend}"));
+        ["data-pass", "data-fail", "data-known", "data-unsupported"]
+            .map(|a| td.attr(a).unwrap_or("-").to_string())
+    };
+    assert_eq!(rows.len(), 4);
+    assert_eq!(counts("fast", "elementwise"), ["3", "0", "0", "0"]);
+    assert_eq!(counts("xla", "elementwise"), ["2", "0", "1", "0"]);
+    assert_eq!(counts("iree", "elementwise"), ["1", "1", "0", "1"]);
+    assert_eq!(
+        counts("stablehlo-interpreter", "elementwise"),
+        ["3", "0", "0", "0"]
+    );
+    assert_eq!(counts("iree", "data_movement"), ["1", "0", "0", "0"]);
+    if std::env::var_os("REPORT_CHROMIUM_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -126,6 +126,7 @@ pub fn render(report: &Report) -> String {
     totals(&mut s, &report.totals);
     runs(&mut s, report);
     legend(&mut s);
+    super::families::render(&mut s, report);
     if report.pairs.is_empty() {
         s.push_str("<p id=\"no-pairs\">No backend verdicts in the inputs.</p>\n");
     } else {

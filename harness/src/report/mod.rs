@@ -1,12 +1,15 @@
 //! `conformance report`: one self-contained HTML page (inline CSS, SVG and script; no network, no
 //! external assets) from one or more results files of `conformance run --results`.
 //!
-//! Files are merged: the shards of one sweep add up cell by cell, and a case that appears more
-//! than once for the same (seed, `--ops`, `--dtypes`, `--swarm`) — overlapping files, a file given
-//! twice — counts once (the first occurrence). The reference of a case is the first backend of the
+//! Files are merged: the shards of one sweep add up cell by cell, the files of several backends
+//! on the same cases (a CI job matrix of backends × shards) add each backend's outcomes to the same
+//! cases, and an outcome that appears more than once for the same (seed, index, `--ops`,
+//! `--dtypes`, `--swarm`, `--graphs`, `--inputs-per-module`) and backend — overlapping files, a
+//! file given twice — counts once (the first occurrence). The reference of a case is the first backend of the
 //! `run-start` line before it; every other backend is compared with it.
 //!
-//! The page has: totals and run metadata; per (reference, backend) pair a pass matrix (rows = the
+//! The page has: totals and run metadata; a table of backends × op families (pass, fail, known,
+//! unsupported: [`families`]); per (reference, backend) pair a pass matrix (rows = the
 //! summary row, `op` or `op->target`, in catalog order; columns = element types in
 //! `ElementType::ALL` order), coloured by verdict, worst ULP distance and failure class; a
 //! histogram of per-case maximum ULP distance; and per cell a drill-down section
@@ -18,6 +21,7 @@
 //! names its corpus files.
 
 mod drill;
+pub mod families;
 pub mod html;
 pub mod model;
 mod style;

@@ -329,17 +329,21 @@ pub(super) fn file_warnings(name: &str, text: &str) -> Vec<String> {
 }
 
 /// Identity of a case across files: (filters id, seed, index); the filters id interns
-/// (`--ops`, `--dtypes`, `--swarm`, `--graphs`) of the run that wrote it.
+/// (`--ops`, `--dtypes`, `--swarm`, `--graphs`, `--inputs-per-module`) of the run that wrote it.
 type CaseKey = (u32, u64, u64);
 
-/// The options of a run that select its cases: (`--ops`, `--dtypes`, `--swarm`, `--graphs`).
-type Filters = (Vec<String>, Vec<String>, Option<String>, bool);
+/// The options of a run that select its cases: (`--ops`, `--dtypes`, `--swarm`, `--graphs`,
+/// `--inputs-per-module`).
+type Filters = (Vec<String>, Vec<String>, Option<String>, bool, u64);
 
 #[derive(Default)]
 struct Builder {
     report: Report,
     filters: HashMap<Filters, u32>,
     seen: HashSet<CaseKey>,
+    /// (case, backend) outcomes already counted: files of other backends on the same cases (a
+    /// job matrix of backends × shards) add their outcomes to the same cases.
+    seen_outcomes: HashSet<(CaseKey, String)>,
     pair_index: HashMap<(String, String), usize>,
     known: Vec<KnownDeviation>,
 }
@@ -380,25 +384,24 @@ impl Builder {
         self.report.inputs.push(file);
     }
 
-    /// Adds one case record; returns true (and adds nothing) when it is a duplicate.
+    /// Adds one case record; returns true (and adds nothing) when it is a duplicate: the same
+    /// case (seed, index, sweep filters) with no outcome of a backend not counted yet.
     fn add_case(&mut self, start: Option<&RunStart>, mut c: CaseRecord) -> bool {
         let filters = match start {
-            Some(s) => (s.ops.clone(), s.dtypes.clone(), s.swarm.clone(), s.graphs),
-            None => Default::default(),
+            Some(s) => (
+                s.ops.clone(),
+                s.dtypes.clone(),
+                s.swarm.clone(),
+                s.graphs,
+                s.inputs_per_module.max(1),
+            ),
+            None => (Vec::new(), Vec::new(), None, false, 1),
         };
         let next = self.filters.len() as u32;
         let fid = *self.filters.entry(filters).or_insert(next);
-        if !self.seen.insert((fid, c.seed, c.index)) {
-            return true;
-        }
-        let totals = &mut self.report.totals;
-        totals.cases += 1;
-        let reference = start
-            .and_then(|s| s.backends.first().cloned())
-            .unwrap_or_else(|| "reference".to_string());
+        let key = (fid, c.seed, c.index);
         let mut outcomes: Vec<BackendOutcome> = std::mem::take(&mut c.outcomes);
         if let Some(e) = &c.reference_error {
-            totals.reference_errors += 1;
             // Nothing was compared: each backend of the run gets an error naming the reference.
             let others = start
                 .map(|s| s.backends.iter().skip(1))
@@ -416,7 +419,23 @@ impl Builder {
                 }
             }
         }
+        outcomes.retain(|o| !self.seen_outcomes.contains(&(key, o.backend.clone())));
+        let new_case = self.seen.insert(key);
+        if !new_case && outcomes.is_empty() {
+            return true;
+        }
+        if new_case {
+            let totals = &mut self.report.totals;
+            totals.cases += 1;
+            if c.reference_error.is_some() {
+                totals.reference_errors += 1;
+            }
+        }
+        let reference = start
+            .and_then(|s| s.backends.first().cloned())
+            .unwrap_or_else(|| "reference".to_string());
         for o in outcomes {
+            self.seen_outcomes.insert((key, o.backend.clone()));
             self.add_outcome(&reference, &c, o);
         }
         false

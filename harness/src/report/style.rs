@@ -35,6 +35,12 @@ table.runs td, table.runs th, table.diffs td, table.diffs th { border: 1px solid
   padding: 2px 6px; text-align: left; vertical-align: top; }
 table.runs th, table.diffs th { background: #f1f3f4; font-weight: 600; }
 table.runs td.hash { font-family: ui-monospace, monospace; }
+table.families td, table.families th { border: 1px solid var(--line); padding: 3px 8px;
+  font: 12px ui-monospace, monospace; text-align: right; }
+table.families thead th { background: #f1f3f4; font-weight: 600; }
+table.families tbody th { text-align: left; }
+table.families .f { color: #b3261e; font-weight: 600; }
+table.families .k { color: #8a5a00; }
 .matrix-wrap { overflow-x: auto; }
 table.matrix th, table.matrix td { border: 1px solid #fff; }
 table.matrix thead th { font: 600 12px ui-monospace, monospace; padding: 2px 4px; background: #f1f3f4; }
