@@ -287,4 +287,40 @@ mod tests {
         assert!(!glob_match("a*b*c", "acb"));
         assert!(glob_match("a*b*c", "a-b-c"));
     }
+
+    /// Cases of one group share their module and differ in their inputs: for every combination
+    /// of the catalog, group 0 of a sweep with 8 inputs per module. A generator whose module
+    /// depends on the values it draws breaks the sharing (today `while`, whose trip bound is a
+    /// constant drawn as a value: 20 of 2985 groups); ops without inputs (iota, constants,
+    /// replica-id) or whose inputs are all indices drawn with the structure keep their inputs.
+    #[test]
+    fn the_cases_of_a_module_group_share_the_module_and_not_the_inputs() {
+        let catalog = Catalog::builtin().unwrap();
+        let combos = plan(&catalog, &Filters::default()).unwrap();
+        let config = GeneratorConfig {
+            inputs_per_module: 8,
+            ..GeneratorConfig::default()
+        };
+        let (mut shared, mut other_inputs, mut split) = (0, 0, Vec::new());
+        for g in 0..combos.len() as u64 {
+            let cases: Vec<Case> = (8 * g..8 * g + 8)
+                .map(|i| case(&catalog, &combos, &config, 3, i).unwrap())
+                .collect();
+            assert!(cases.iter().all(|c| c.row == cases[0].row), "one combination per group");
+            let text = cases[0].module.to_string();
+            if cases.iter().all(|c| c.module.to_string() == text) {
+                shared += 1;
+                if cases.iter().any(|c| c.args != cases[0].args) {
+                    other_inputs += 1;
+                }
+            } else {
+                split.push(format!("{} {}", cases[0].row, cases[0].element_type));
+            }
+        }
+        let total = combos.len();
+        eprintln!("{shared} of {total} groups share their module; {other_inputs} vary their inputs; split: {split:?}");
+        assert!(shared * 100 >= total * 95, "{shared} of {total}: {split:?}");
+        assert!(other_inputs * 100 >= shared * 85, "{other_inputs} of {shared}");
+        assert!(split.iter().all(|s| s.starts_with("while ")), "{split:?}");
+    }
 }
