@@ -16,10 +16,10 @@ use crate::results::{self, write_line, CaseRecord, ResultLine, RunEnd, RunStart}
 use conformance_spec::catalog::Catalog;
 use conformance_spec::Backend;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a sweep runs.
@@ -284,10 +284,13 @@ pub fn run_with_backends(
     let next = index_source(&options, shard_k, shard_n, done, start);
     let catalog = Arc::new(catalog.clone());
     let combos = Arc::new(combos);
+    let minimized = Arc::new(Mutex::new(HashMap::new()));
     let job = {
         let (options, catalog, backends) = (options.clone(), catalog.clone(), backends.clone());
         Arc::new(move |index: u64, stage: &Stage| {
-            run_case(&catalog, &combos, &options, &backends, index, stage)
+            run_case(
+                &catalog, &combos, &options, &backends, &minimized, index, stage,
+            )
         })
     };
     let workers = options
@@ -464,13 +467,40 @@ fn index_source(
     })
 }
 
-/// Generates case `index` and checks it on every backend (then minimizes it with `--minimize`).
+/// The failures of a record, as a key: the same key is the same failure for `--minimize`
+/// (operation, element type, and per failing backend its verdict and classes of difference, or
+/// its error message with the numbers left out).
+fn failure_key(record: &CaseRecord) -> String {
+    let mut key = format!("{} {}", record.row, record.dtype);
+    for o in record
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Pass)
+    {
+        key += &format!(" | {} {:?}", o.backend, o.verdict);
+        if let Some(c) = &o.comparison {
+            for class in c.classes.keys() {
+                key += &format!(" {class:?}");
+            }
+        }
+        if let Some(e) = &o.error {
+            let first = e.lines().next().unwrap_or_default();
+            key.extend(first.chars().filter(|c| !c.is_ascii_digit()).take(200));
+        }
+    }
+    key
+}
+
+/// Generates case `index` and checks it on every backend (then minimizes it with `--minimize`,
+/// unless an earlier case of the sweep with the same [`failure_key`] was: `minimized` maps keys
+/// to the corpus files written, and the record names the earlier file).
 /// Errors: the generator failed or panicked (a bug of this project).
 fn run_case(
     catalog: &Catalog,
     combos: &[generate::Combo],
     options: &RunOptions,
     backends: &[Arc<dyn Backend>],
+    minimized: &Mutex<HashMap<String, String>>,
     index: u64,
     stage: &Stage,
 ) -> Result<CaseRecord, String> {
@@ -515,7 +545,15 @@ fn run_case(
         reference_error: outcome.reference_error,
         outcomes: outcome.outcomes,
     };
-    if options.minimize && !passed && record.reference_error.is_none() {
+    let key = failure_key(&record);
+    let earlier = minimized
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .cloned();
+    if let (true, Some(path)) = (options.minimize && !passed, earlier) {
+        record.minimized = Some(format!("(the same failure as {path})"));
+    } else if options.minimize && !passed && record.reference_error.is_none() {
         let provenance = minimize::Provenance {
             seed: options.seed,
             case_index: index,
@@ -551,7 +589,13 @@ fn run_case(
             provenance,
             &options.corpus_dir,
         ) {
-            Ok(path) => record.minimized = Some(path.display().to_string()),
+            Ok(path) => {
+                minimized
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key, path.display().to_string());
+                record.minimized = Some(path.display().to_string())
+            }
             Err(e) => record.minimized = Some(format!("(minimization failed: {e})")),
         }
     }

@@ -48,6 +48,7 @@ import ctypes  # noqa: E402
 import fcntl  # noqa: E402
 import pickle  # noqa: E402
 import re  # noqa: E402
+import select  # noqa: E402
 import signal  # noqa: E402
 import struct  # noqa: E402
 import tempfile  # noqa: E402
@@ -418,8 +419,11 @@ _LLVM_ERROR = re.compile(r"LLVM ERROR: (.*)")
 class Sandbox:
     """The forked interpreter process, restarted after it dies."""
 
-    def __init__(self, cache_size):
+    def __init__(self, cache_size, deadline=5.0):
         self.cache_size = cache_size
+        # Seconds a request may take before the sandbox is killed and the case answered as a
+        # failure (below the harness's 60 s case limit, so a hang costs one case, not a worker).
+        self.deadline = deadline
         self.pid = None
         self.capture = tempfile.TemporaryFile(prefix="stablehlo-interpreter-")
         fd = self.capture.fileno()
@@ -481,6 +485,13 @@ class Sandbox:
             self.requests.write(struct.pack("<Q", len(body)))
             self.requests.write(body)
             self.requests.flush()
+            ready, _, _ = select.select([self.replies], [], [], self.deadline)
+            if not ready:
+                os.kill(self.pid, signal.SIGKILL)
+                how = self._reap()
+                self._captured()
+                return ("error", "failure",
+                        f"the interpreter did not finish within {self.deadline:g} s ({how} by the worker)")
             head = self.replies.read(8)
             if len(head) == 8:
                 (n,) = struct.unpack("<Q", head)
@@ -623,10 +634,12 @@ def probe_rng(sandbox):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=int, default=256, help="parsed modules kept (LRU)")
+    ap.add_argument("--deadline", type=float, default=5.0,
+                    help="seconds a request may run before the interpreter is killed (a failure)")
     ap.add_argument("--devices", type=int, default=8,
                     help="most devices of a module run (at most the CPUs this process may use)")
     args = ap.parse_args(argv)
-    sandbox = Sandbox(max(1, args.cache))
+    sandbox = Sandbox(max(1, args.cache), args.deadline)
     # interpreter.run_parallel runs the grid's processes on an llvm::DefaultThreadPool, which
     # has one thread per CPU this process may use: with more processes than threads, those
     # waiting in a collective hold every thread, the others never start and the rendezvous

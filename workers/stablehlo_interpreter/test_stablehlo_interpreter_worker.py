@@ -462,6 +462,37 @@ class StablehloInterpreterWorkerTest(unittest.TestCase):
         np.testing.assert_array_equal(out, [0.0, 0.0])
 
 
+class DeadlineTest(unittest.TestCase):
+    def test_a_request_past_the_deadline_is_a_failure_and_the_worker_goes_on(self):
+        w = _Client([sys.executable, WORKER, "--deadline", "1"])
+        try:
+            t = "tensor<i64>"
+            # A loop of 10^12 trips: the interpreter would run for hours.
+            loop = stablehlo([t], [t], [
+                '%0 = "stablehlo.while"(%arg0) ({',
+                f'^bb0(%i: {t}):',
+                f'  %big = "stablehlo.constant"() {{value = dense<1000000000000> : {t}}} : () -> {t}',
+                f'  %c = "stablehlo.compare"(%i, %big) {{comparison_direction = #stablehlo<comparison_direction LT>}} : ({t}, {t}) -> tensor<i1>',
+                '  "stablehlo.return"(%c) : (tensor<i1>) -> ()',
+                '}, {',
+                f'^bb0(%i: {t}):',
+                f'  %one = "stablehlo.constant"() {{value = dense<1> : {t}}} : () -> {t}',
+                f'  %n = "stablehlo.add"(%i, %one) : ({t}, {t}) -> {t}',
+                f'  "stablehlo.return"(%n) : ({t}) -> ()',
+                f'}}) : ({t}) -> {t}',
+                f'"func.return"(%0) : ({t}) -> ()',
+            ])
+            header, _ = w.execute(loop, [("s64", np.int64(0), None)])
+            self.assertEqual((header["type"], header.get("kind")), ("error", "failure"), header)
+            self.assertIn("did not finish within 1 s", header["message"])
+            a = np.array([1, 2], np.int32)
+            header, data = w.execute(binary("add", "tensor<2xi32>"), [("s32", a, None)] * 2)
+            self.assertEqual(header["type"], "result", header)
+            np.testing.assert_array_equal(decode(header["outputs"][0], data[0]), a + a)
+        finally:
+            self.assertEqual(w.close(), 0)
+
+
 class LifecycleTest(unittest.TestCase):
     def test_shutdown_exits_0(self):
         w = Worker()
