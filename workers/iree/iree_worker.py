@@ -43,10 +43,14 @@ def log(*parts):
     print("iree_worker:", *parts, file=sys.stderr, flush=True)
 
 
-# Something IREE says it does not implement (as opposed to a crash, a link error or a wrong
-# lowering, which are failures).
+# Something IREE says it does not implement: an input operation it has no lowering for at all
+# (`failed to legalize operation 'stablehlo.cholesky'`: the module's own StableHLO or CHLO
+# operation), or a diagnostic saying so. A failed legalization of an operation of IREE's own
+# lower dialects (math, arith, linalg: a supported operation in an element type it cannot lower),
+# a crash, a link error and a verifier error inside its pipeline are failures.
 _UNSUPPORTED = re.compile(
-    r"[Uu]nsupported|not (yet )?supported|not implemented|NYI|unimplemented"
+    r"[Uu]nsupported|not (yet )?supported|not implemented|NYI|unimplemented|UNIMPLEMENTED"
+    r"|failed to legalize operation '(stablehlo|chlo)\.[a-z_0-9]+'"
 )
 
 
@@ -61,6 +65,16 @@ def compiler_message(e):
         text = text[:cut]
     # The target's feature list is a few kilobytes that say nothing about the module.
     text = re.sub(r'cpu_features = "[^"]*"', 'cpu_features = "..."', text)
+    crash = text.find("Please report issues to")
+    if crash >= 0:
+        # A crash of iree-compile: where it crashed (the innermost frames of its own code), then
+        # the diagnostics it printed before.
+        frames = [
+            f for f in re.findall(r"^\s*#\d+ 0x[0-9a-f]+ (.+?)(?: \S+:\d+:\d+)?$", text[crash:], re.M)
+            if not re.search(r"llvm::sys::|SignalHandler|libc\.so|^\(", f)
+        ]
+        where = " < ".join(f[:160] for f in frames[:3]) or "an unknown frame"
+        text = f"iree-compile crashed in {where}\n{text[:crash].strip()}"
     return text.strip() or type(e).__name__
 
 
@@ -80,6 +94,8 @@ def classify_compile_error(text, message):
             iree_ir.Module.parse(text)
     except Exception:  # noqa: BLE001 - the module does not parse or verify
         return "invalid"
+    if message.startswith("iree-compile crashed"):
+        return "failure"
     first = next((line for line in message.splitlines() if "error:" in line), message)
     return "unsupported" if _UNSUPPORTED.search(first) else "failure"
 
@@ -159,7 +175,11 @@ def handle_execute(iree, header, datas):
     try:
         outputs, micros = iree.run(function, arrays)
     except Exception as e:  # noqa: BLE001 - execution errors are backend failures
-        wp.error_reply(req_id, "failure", str(e) or type(e).__name__)
+        message = str(e) or type(e).__name__
+        # The local-task driver has no collectives: a one-replica module holding one compiles
+        # and then refuses to run.
+        kind = "unsupported" if "UNIMPLEMENTED" in message else "failure"
+        wp.error_reply(req_id, kind, message)
         return
     wp.result_reply(req_id, outputs, micros)
 

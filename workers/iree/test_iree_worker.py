@@ -113,6 +113,26 @@ class IreeWorkerTest(unittest.TestCase):
         self.assertIn("failed to legalize operation 'math.absf'", header["message"])
         self.assertNotIn("+avx", header["message"])
 
+    def test_an_operation_iree_does_not_lower_at_all_is_unsupported(self):
+        t = "tensor<2x2xf32>"
+        header, _ = self.w.execute(stablehlo([t], [t], [
+            f'%0 = "stablehlo.cholesky"(%arg0) {{lower = true}} : ({t}) -> {t}',
+            f'"func.return"(%0) : ({t}) -> ()',
+        ]), [("f32", np.eye(2, dtype=np.float32), None)])
+        self.assertEqual((header["type"], header["kind"]), ("error", "unsupported"), header)
+        self.assertIn("'stablehlo.cholesky'", header["message"])
+
+    def test_a_compiler_crash_is_a_failure_naming_where_it_crashed(self):
+        # IREE 3.13 crashes lowering a bitcast_convert of a complex scalar.
+        t = "tensor<complex<f32>>"
+        header, _ = self.w.execute(stablehlo([t], [t], [
+            f'%0 = "stablehlo.bitcast_convert"(%arg0) : ({t}) -> {t}',
+            f'"func.return"(%0) : ({t}) -> ()',
+        ]), [("c64", np.complex64(1 + 2j), None)])
+        self.assertEqual((header["type"], header["kind"]), ("error", "failure"), header)
+        self.assertTrue(header["message"].startswith("iree-compile crashed in mlir::FloatType::getWidth()"),
+                        header["message"][:300])
+
     def test_input_mismatch_is_invalid(self):
         header, _ = self.w.execute(binary("add", "tensor<2xf32>"), [("f32", np.ones(3, np.float32), None)] * 2)
         self.assertEqual((header["type"], header["kind"]), ("error", "invalid"), header)
