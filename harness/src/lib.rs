@@ -25,5 +25,6 @@ pub mod replay_results;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod summary;
 pub mod text_input;
 pub mod validate;

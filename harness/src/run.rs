@@ -12,6 +12,7 @@ use crate::generate::{self, Filters, GeneratorConfig};
 use crate::graph;
 use crate::known::{self, KnownDeviation};
 use crate::minimize;
+pub use crate::summary::print_summary;
 use crate::results::{self, write_line, CaseRecord, ResultLine, RunEnd, RunStart};
 use conformance_spec::catalog::Catalog;
 use conformance_spec::Backend;
@@ -127,6 +128,9 @@ pub struct CellStats {
     /// Of `known`, the errors (the rest are failures).
     #[serde(default)]
     pub known_errors: u64,
+    /// Wall time of the backend's execute calls, microseconds.
+    #[serde(default)]
+    pub micros: u64,
 }
 
 /// What a sweep found.
@@ -143,6 +147,8 @@ pub struct RunSummary {
     pub internal_errors: Vec<String>,
     /// Accepted deviations of the corpus, which explain failures ([`KnownDeviation`]).
     pub known: Vec<KnownDeviation>,
+    /// (backend, class of difference or `error`) → known failures and errors of that backend.
+    pub known_by_class: BTreeMap<(String, String), u64>,
 }
 
 impl RunSummary {
@@ -705,12 +711,21 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         failed = true;
     }
     for o in &record.outcomes {
-        let known = !known::explaining(&summary.known, &record.op, &record.dtype, o).is_empty();
+        let explaining = known::explaining(&summary.known, &record.op, &record.dtype, o);
+        let known = !explaining.is_empty();
+        for k in &explaining {
+            let class = k.class.map_or("error".to_string(), |c| c.name().to_string());
+            *summary
+                .known_by_class
+                .entry((o.backend.clone(), class))
+                .or_default() += 1;
+        }
         let cell = summary
             .cells
             .entry((record.row.clone(), record.dtype.clone(), o.backend.clone()))
             .or_default();
         cell.cases += 1;
+        cell.micros += o.micros;
         if known {
             cell.known += 1;
             cell.known_errors += u64::from(o.verdict == Verdict::Error);
@@ -739,181 +754,6 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
     if failed && summary.failures.len() < 50 {
         summary.failures.push(record);
     }
-}
-
-/// Prints the op × element type table for each compared backend, then the first failures.
-pub fn print_summary(
-    summary: &RunSummary,
-    options: &RunOptions,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    let mut dtypes: Vec<String> = Vec::new();
-    for t in conformance_spec::ElementType::ALL {
-        if summary.cells.keys().any(|(_, d, _)| d == t.hlo_name()) {
-            dtypes.push(t.to_string());
-        }
-    }
-    for backend in options.backends.iter().skip(1) {
-        writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `K<n>` failures or errors that are accepted deviations of the corpus, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
-        let width = summary
-            .row_order
-            .iter()
-            .map(String::len)
-            .max()
-            .unwrap_or(4)
-            .max(4);
-        write!(out, "{:width$}", "op")?;
-        for d in &dtypes {
-            write!(out, " {d:>7}")?;
-        }
-        writeln!(out)?;
-        for row in &summary.row_order {
-            let cells: Vec<Option<&CellStats>> = dtypes
-                .iter()
-                .map(|d| {
-                    summary
-                        .cells
-                        .get(&(row.clone(), d.clone(), backend.clone()))
-                })
-                .collect();
-            if cells.iter().all(Option::is_none) {
-                continue;
-            }
-            write!(out, "{row:width$}")?;
-            for c in cells {
-                let text = match c {
-                    None => ".".to_string(),
-                    Some(c) if c.fail > c.known - c.known_errors => {
-                        format!("F{}", c.fail - (c.known - c.known_errors))
-                    }
-                    Some(c) if c.error > c.known_errors => format!("E{}", c.error - c.known_errors),
-                    Some(c) if c.timeout > 0 => format!("T{}", c.timeout),
-                    Some(c) if c.known > 0 => format!("K{}", c.known),
-                    Some(c) if c.pass == 0 && c.unsupported > 0 => "U".to_string(),
-                    Some(c) => c.pass.to_string(),
-                };
-                write!(out, " {text:>7}")?;
-            }
-            writeln!(out)?;
-        }
-    }
-    let totals = summary
-        .cells
-        .values()
-        .fold(CellStats::default(), |mut t, c| {
-            t.cases += c.cases;
-            t.pass += c.pass;
-            t.fail += c.fail;
-            t.error += c.error;
-            t.unsupported += c.unsupported;
-            t.timeout += c.timeout;
-            t.masked_elements += c.masked_elements;
-            t.known += c.known;
-            t
-        });
-    writeln!(
-        out,
-        "\n{} cases in {:.1}s (seed {}): {} comparisons, {} pass, {} fail, {} error, {} timeout, {} unsupported; {} elements masked (implementation-defined, or undetermined at working precision)",
-        summary.cases,
-        summary.elapsed.as_secs_f64(),
-        options.seed,
-        totals.cases,
-        totals.pass,
-        totals.fail,
-        totals.error,
-        totals.timeout,
-        totals.unsupported,
-        totals.masked_elements
-    )?;
-    if totals.known > 0 {
-        writeln!(
-            out,
-            "{} of the {} failures are accepted deviations recorded in {} (same backend, \
-             operation, kind of element type and class of difference); {} unexplained",
-            totals.known,
-            totals.fail,
-            options.corpus_dir.display(),
-            totals.fail - totals.known
-        )?;
-    }
-    for backend in options.backends.iter().skip(1) {
-        let (elements, cases) = summary
-            .cells
-            .iter()
-            .filter(|((_, _, b), _)| b == backend)
-            .fold((0, 0), |(e, n), (_, c)| {
-                (e + c.flushed_subnormals, n + c.flushing_cases)
-            });
-        if elements > 0 {
-            writeln!(
-                out,
-                "{backend} flushes subnormals: {elements} elements in {cases} cases agree only \
-                 with subnormal inputs read as zero or subnormal results flushed to zero (set \
-                 aside; the rest of those results checked as usual)"
-            )?;
-        }
-        let (fused, fusing) = summary
-            .cells
-            .iter()
-            .filter(|((_, _, b), _)| b == backend)
-            .fold((0, 0), |(e, n), (_, c)| {
-                (e + c.fused_multiply_adds, n + c.fusing_cases)
-            });
-        if fused > 0 {
-            writeln!(
-                out,
-                "{backend} contracts multiply-add: {fused} elements in {fusing} cases of an add \
-                 or subtract fed by a multiply agree only as the once-rounded x·y ± z (set aside; \
-                 the rest of those results checked as usual)"
-            )?;
-        }
-    }
-    for e in summary.internal_errors.iter().take(20) {
-        writeln!(out, "internal error: {e}")?;
-    }
-    for r in summary.failures.iter().take(10) {
-        for o in r
-            .outcomes
-            .iter()
-            .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::Error | Verdict::Timeout))
-        {
-            writeln!(
-                out,
-                "\nFAIL {} {} on {} (seed {}, case {}); replay: {}",
-                r.row,
-                r.dtype,
-                o.backend,
-                r.seed,
-                r.index,
-                replay_command(options, r.index)
-            )?;
-            if let Some(e) = &o.error {
-                writeln!(out, "  error: {e}")?;
-            }
-            if let Some(c) = &o.comparison {
-                for d in c.diffs.iter().take(5) {
-                    writeln!(out, "  {d}")?;
-                }
-                // Statistical verdicts (random numbers): each rejecting test and its p-value.
-                for t in c.statistics.iter().filter(|t| t.rejects()) {
-                    writeln!(
-                        out,
-                        "  {} rejects: statistic {} (df {}), p = {:.3e} < {:.0e}",
-                        t.name, t.statistic, t.degrees_of_freedom, t.p_value.0, t.threshold.0
-                    )?;
-                }
-            }
-            if let Some(h) = &r.hlo {
-                for line in h.lines().take(12) {
-                    writeln!(out, "  | {line}")?;
-                }
-            }
-        }
-    }
-    if let Some(p) = &options.results {
-        writeln!(out, "results: {}", p.display())?;
-    }
-    Ok(())
 }
 
 /// The command that re-runs exactly case `index` of this sweep.

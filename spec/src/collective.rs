@@ -352,7 +352,9 @@ pub fn source_target_pairs_of(attributes: &[Attribute]) -> Result<Vec<(i64, i64)
 }
 
 /// The number of ids the groups of `mode` range over on `grid`.
-fn id_count(mode: GroupMode, grid: DeviceGrid) -> usize {
+/// How many ids a collective's `replica_groups` range over in `mode` on `grid` (replicas,
+/// partitions or devices): the one group of an empty `replica_groups` holds them all.
+pub fn id_count(mode: GroupMode, grid: DeviceGrid) -> usize {
     match mode {
         GroupMode::CrossReplica | GroupMode::CrossReplicaAndPartition => grid.replicas,
         GroupMode::CrossPartition => grid.partitions,

@@ -101,6 +101,17 @@ FEEDS_REASON = (
     "outfeed to itself (stablehlo#1725), so the case's queues cannot reach it"
 )
 
+# stablehlo.send / stablehlo.recv between devices (host transfers are outside a case).
+SEND_RECV = re.compile(r"stablehlo\.(send|recv)\b")
+SEND_RECV_REASON = (
+    "{op}: the interpreter's channels know no source-target pairs (XLA's "
+    "_xla_send_recv_source_target_pairs frontend attribute does not reach it): a send waits up to "
+    "3 s for a recv posted on the same channel_id by any device and hands it the value, so a "
+    "program that every device runs cannot say who sends to whom, a self pair or a device no "
+    "pair targets (zeros) cannot be expressed, and the case's transfers (docs/host-transfers.md) "
+    "end in 'send timed out' or 'recv timed out'"
+)
+
 TUPLE_RESULT_HINT = (
     "@main returns a tuple, which the interpreter cannot hand back as an array: docs/protocol.md "
     "asks for a tuple root's leaves as the results of @main"
@@ -561,6 +572,10 @@ def handle_execute(sandbox, max_devices, header, datas):
     feed = wp.FEEDS.search(text)
     if feed:
         wp.error_reply(req_id, "unsupported", FEEDS_REASON.format(op=feed.group(0)))
+        return
+    transfer = SEND_RECV.search(text)
+    if transfer:
+        wp.error_reply(req_id, "unsupported", SEND_RECV_REASON.format(op=transfer.group(0)))
         return
     params = wp.main_parameters(text)
     per = len(arrays) // devices

@@ -419,6 +419,30 @@ class StablehloInterpreterWorkerTest(unittest.TestCase):
         message = self.error(stablehlo([t], [t], body), [("f32", np.zeros(2, np.float32), None)], "unsupported")
         self.assertIn("outfeed", message)
 
+    def test_send_and_recv_are_unsupported_without_blocking(self):
+        # Two replicas swapping values (spec/ops/host_transfer.yaml, send): the interpreter's
+        # channels have no pairs, so both devices' sends would wait for a recv and time out.
+        t = "tensor<2xf32>"
+        pairs = '{mhlo.frontend_attributes = {_xla_send_recv_source_target_pairs = "{{0,1},{1,0}}"}}'
+        channel = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false"
+        body = [
+            '%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
+            f'%1 = "stablehlo.send"(%arg0, %0) <{{{channel}}}> {pairs} : ({t}, !stablehlo.token) -> !stablehlo.token',
+            f'%2:2 = "stablehlo.recv"(%0) <{{{channel}}}> {pairs} : (!stablehlo.token) -> ({t}, !stablehlo.token)',
+            f'"func.return"(%2#0) : ({t}) -> ()',
+        ]
+        x = ("f32", np.zeros(2, np.float32), None)
+        header, _ = self.w.execute(stablehlo([t], [t], body), [x, x], devices={"replicas": 2, "partitions": 1})
+        self.assertEqual((header["type"], header.get("kind")), ("error", "unsupported"), header)
+        self.assertIn("stablehlo.send", header["message"])
+        body = [
+            '%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
+            f'%1:2 = "stablehlo.recv"(%0) <{{{channel}}}> : (!stablehlo.token) -> ({t}, !stablehlo.token)',
+            f'"func.return"(%1#0) : ({t}) -> ()',
+        ]
+        message = self.error(stablehlo([], [t], body), [], "unsupported")
+        self.assertIn("stablehlo.recv", message)
+
     def test_an_operation_the_interpreter_lacks_is_unsupported_and_the_worker_survives(self):
         # The interpreter ends its process (LLVM ERROR ... unsupported): the sandbox dies, the
         # worker answers, and the next request runs in a new sandbox.

@@ -3,13 +3,16 @@
 //! reducer as a region, `stablehlo.all_gather`, `stablehlo.all_to_all` (HLO's array form: the
 //! split and concatenation dimensions are the one `dimensions={d}`, `split_count` the group
 //! size), `stablehlo.collective_permute`, `stablehlo.replica_id`, `stablehlo.partition_id`.
-//! `replica_groups` become an `i64` tensor of shape groups × group size (`tensor<0x0xi64>` for
-//! none), `channel_id` a `#stablehlo.channel_handle` of type 1 (device to device), and
+//! `replica_groups` become an `i64` tensor of shape groups × group size — HLO's empty
+//! `replica_groups={}` (one group of every id) as that group written out, since StableHLO's
+//! process grouping finds no group for a process in an empty tensor — `channel_id` a `#stablehlo.channel_handle` of type 1 (device to device), and
 //! `use_global_device_ids=true` the unit attribute. The device grid goes in the module's
 //! `mhlo.num_replicas` / `mhlo.num_partitions` (see `print_stablehlo`).
 
 use super::{array_operands, At, Emitter, Value, R};
-use crate::collective::{check_groups, replica_groups, source_target_pairs, DeviceGrid};
+use crate::collective::{
+    check_groups, group_mode, id_count, replica_groups, source_target_pairs, DeviceGrid,
+};
 use crate::hlo::ir::Opcode;
 
 /// `dense<[[a, b], [c, d]]> : tensor<2x2xi64>`; shorter rows are padded with −1, which XLA
@@ -74,7 +77,12 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
             &[],
         );
     }
-    let groups = replica_groups(instr).map_err(|m| at.error(m))?;
+    let mut groups = replica_groups(instr).map_err(|m| at.error(m))?;
+    if groups.is_empty() {
+        let mode = group_mode(instr).map_err(|m| at.error(m))?;
+        let grid = DeviceGrid::of(e.printer.module).map_err(|m| at.error(m.to_string()))?;
+        groups = vec![(0..id_count(mode, grid) as i64).collect()];
+    }
     attributes.push((
         "replica_groups",
         dense_rows(&groups).ok_or_else(|| {
@@ -125,13 +133,8 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
                 ));
             }
             let d = dimension()?;
-            // The split count is the group size: every device when the groups are empty.
-            let grid = DeviceGrid::of(e.printer.module).map_err(|m| at.error(m.to_string()))?;
-            let count = match groups.first() {
-                Some(g) => g.len(),
-                None if instr.attribute("channel_id").is_some() => grid.partitions,
-                None => grid.replicas,
-            };
+            // The split count is the group size (the groups are never empty here).
+            let count = groups.first().map_or(1, Vec::len);
             check_groups(&groups, groups.iter().map(Vec::len).sum(), true)
                 .map_err(|m| at.error(m))?;
             let mut all = vec![
@@ -143,5 +146,46 @@ pub(super) fn emit(e: &mut Emitter, at: At, ops: &[&Value]) -> R<Value> {
             e.op_shaped(instr, "stablehlo.all_to_all", &operands, &all, &[])
         }
         other => Err(at.error(format!("`{other}` is not a collective"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::print;
+
+    /// HLO's empty `replica_groups` (one group of every id of the mode) is written out: replicas
+    /// without a channel, partitions for an all-to-all with one, replicas for
+    /// cross-replica-and-partition.
+    #[test]
+    fn empty_replica_groups_print_as_the_group_of_every_id() {
+        let text = print(
+            "HloModule m, replica_count=3, num_partitions=2
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[6] parameter(0)
+  r = f32[6] all-reduce(a), replica_groups={}, to_apply=add
+  g = f32[12] all-gather(r), replica_groups={}, dimensions={0}, channel_id=1
+  ROOT t = f32[12] all-to-all(g), replica_groups={}, dimensions={0}, channel_id=2
+}",
+        );
+        assert!(!text.contains("tensor<0x0xi64>"), "{text}");
+        let groups: Vec<&str> = text
+            .match_indices("replica_groups = ")
+            .map(|(i, _)| text[i..].split(" : ").next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                "replica_groups = dense<[[0, 1, 2]]>",
+                "replica_groups = dense<[[0, 1, 2]]>",
+                "replica_groups = dense<[[0, 1]]>",
+            ],
+            "{text}"
+        );
+        assert!(text.contains("split_count = 2 : i64"), "{text}");
     }
 }
