@@ -18,6 +18,8 @@ pub mod graph;
 pub mod known;
 pub mod minimize;
 pub mod nnef_cmd;
+#[cfg(feature = "tract")]
+pub mod nnef_tract;
 pub mod npz;
 pub mod oracles;
 pub mod replay;

@@ -50,7 +50,8 @@ pub enum NnefCommand {
         /// A `.nnef` document, graph folder or `.tgz` archive.
         path: PathBuf,
         /// Backends, comma-separated; the first is the one the others are compared with. A
-        /// single backend is only run and timed.
+        /// single backend is only run and timed. `tract` (cargo feature `tract`) runs the NNEF
+        /// graph itself, not its lowering, in-process with sonos/tract.
         #[arg(long, value_delimiter = ',', default_value = "reference,fast")]
         backends: Vec<String>,
         /// Seed of generated inputs and weights.
@@ -139,7 +140,7 @@ pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
 
 /// Loads, parses (under `dialect`'s statement-end rule) and evaluates a graph with the input
 /// shapes overridden.
-fn load(
+pub(crate) fn load(
     path: &Path,
     shapes: &InputShapes,
     dialect: Dialect,
@@ -175,7 +176,7 @@ fn prepare(
 }
 
 /// Replaces the `shape` argument of the `external` assigning each named input.
-fn override_shapes(document: &mut Document, shapes: &InputShapes) -> Result<(), String> {
+pub(crate) fn override_shapes(document: &mut Document, shapes: &InputShapes) -> Result<(), String> {
     for (name, dims) in &shapes.input_shapes {
         let assignment = document
             .graph
@@ -290,8 +291,17 @@ pub fn check_nnef(
     let mut checks = Vec::new();
     for (k, target) in targets.iter().enumerate() {
         let checked = crate::replay::check_target(catalog, target, &args, backends)?;
+        // A tuple root's leaf is named by the output tensor it computes.
+        let entry = lowered.module.entry_computation();
         let tensor = match &target.leaf {
-            Some(leaf) => leaf.clone(),
+            Some(leaf) => entry
+                .root_instruction()
+                .operands
+                .iter()
+                .position(|&o| entry.instructions.get(o).is_some_and(|i| i.name == *leaf))
+                .and_then(|p| lowered.outputs.get(p))
+                .unwrap_or(leaf)
+                .clone(),
             None => lowered.outputs.get(k).cloned().unwrap_or_default(),
         };
         let fault = checked.fault.map(|f| {
@@ -360,6 +370,19 @@ fn run(
 ) -> CliResult {
     let label = path.display().to_string();
     let started = Instant::now();
+    let with_tract = names.iter().any(|n| n == "tract");
+    if with_tract && cfg!(not(feature = "tract")) {
+        return Err((
+            2,
+            "backend `tract`: conformance was built without the tract feature (build with `--features tract`)".into(),
+        ));
+    }
+    if names.first().is_some_and(|n| n == "tract") {
+        return Err((
+            2,
+            "--backends: `tract` cannot come first: it is compared with the first backend, which runs the HLO lowering (e.g. reference,tract)".into(),
+        ));
+    }
     if names.len() == 1 {
         let (graph, lowered, args) = prepare(path, shapes, seed)?;
         println!(
@@ -382,11 +405,55 @@ fn run(
         print_outputs(&lowered.outputs, &out);
         return Ok(0);
     }
-    let owned = crate::replay::open_backends(names)?;
+    let hlo_names: Vec<String> = names.iter().filter(|n| *n != "tract").cloned().collect();
+    let owned = if hlo_names.len() == 1 {
+        vec![std::sync::Arc::from(
+            crate::backends::by_name(&hlo_names[0]).map_err(|e| (2, e))?,
+        )]
+    } else {
+        crate::replay::open_backends(&hlo_names)?
+    };
     let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
-    let checks = check_nnef(catalog, path, &refs, seed, shapes)?;
+    #[cfg_attr(not(feature = "tract"), allow(unused_mut))]
+    let mut checks = check_nnef(catalog, path, &refs, seed, shapes)?;
+    // tract's verdicts join the others'; where it localizes a disagreement, the operation.
+    #[cfg_attr(not(feature = "tract"), allow(unused_mut))]
+    let mut tract_at: Vec<Option<String>> = vec![None; checks.len()];
+    #[cfg(feature = "tract")]
+    if with_tract {
+        let results = crate::nnef_tract::check_graph(catalog, path, shapes, seed, refs[0])?;
+        for r in results {
+            let k = match checks.iter().position(|c| c.tensor == r.tensor) {
+                Some(k) => k,
+                None => {
+                    // An output the lowering passes through (an input): not checked above.
+                    checks.push(OutputCheck {
+                        tensor: r.tensor.clone(),
+                        outcome: crate::check::CaseOutcome {
+                            reference_micros: 0,
+                            reference_error: None,
+                            outcomes: vec![],
+                        },
+                        fault: None,
+                        unlocalized: None,
+                    });
+                    tract_at.push(None);
+                    checks.len() - 1
+                }
+            };
+            checks[k].outcome.outcomes.push(r.outcome);
+            tract_at[k] = match (r.at, r.note) {
+                (Some(at), note) => Some(format!(
+                    "tract: the disagreement is at NNEF operation {at}{}",
+                    note.map_or(String::new(), |n| format!(" ({n})"))
+                )),
+                (None, Some(note)) => Some(format!("tract: {note}")),
+                (None, None) => None,
+            };
+        }
+    }
     let mut code = 0;
-    for c in &checks {
+    for (c, tract_line) in checks.iter().zip(&tract_at) {
         println!("output `{}`:", c.tensor);
         for o in &c.outcome.outcomes {
             let diffs = o.comparison.as_ref().map_or(0, |c| c.diffs.len());
@@ -417,6 +484,9 @@ fn run(
         }
         if let Some(why) = &c.unlocalized {
             println!("  not localized: {why}");
+        }
+        if let Some(line) = tract_line {
+            println!("  {line}");
         }
         if !c.agrees() {
             code = 1;

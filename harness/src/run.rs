@@ -12,8 +12,8 @@ use crate::generate::{self, Filters, GeneratorConfig};
 use crate::graph;
 use crate::known::{self, KnownDeviation};
 use crate::minimize;
-pub use crate::summary::print_summary;
 use crate::results::{self, write_line, CaseRecord, ResultLine, RunEnd, RunStart};
+pub use crate::summary::print_summary;
 use conformance_spec::catalog::Catalog;
 use conformance_spec::Backend;
 use serde::{Deserialize, Serialize};
@@ -714,7 +714,9 @@ fn tally(summary: &mut RunSummary, record: CaseRecord) {
         let explaining = known::explaining(&summary.known, &record.op, &record.dtype, o);
         let known = !explaining.is_empty();
         for k in &explaining {
-            let class = k.class.map_or("error".to_string(), |c| c.name().to_string());
+            let class = k
+                .class
+                .map_or("error".to_string(), |c| c.name().to_string());
             *summary
                 .known_by_class
                 .entry((o.backend.clone(), class))

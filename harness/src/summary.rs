@@ -6,6 +6,16 @@ use crate::check::Verdict;
 use crate::run::{replay_command, CellStats, RunOptions, RunSummary};
 use std::io::Write;
 
+/// The compared backends that ran a case (a backend that is not installed was left out of the
+/// sweep with one line, and has no cell).
+fn ran<'a>(summary: &'a RunSummary, options: &'a RunOptions) -> impl Iterator<Item = &'a String> {
+    options
+        .backends
+        .iter()
+        .skip(1)
+        .filter(|b| summary.cells.keys().any(|(_, _, c)| c == *b))
+}
+
 /// One line per compared backend: its cases, verdicts (known deviations by class), the time
 /// spent in it and its cases per second of that time.
 fn print_backend_totals(
@@ -18,7 +28,7 @@ fn print_backend_totals(
         "per backend: cases, pass, new failures, known deviations (by class), new errors, \
          timeouts, unsupported; seconds spent in the backend and its cases per second of them"
     )?;
-    for backend in options.backends.iter().skip(1) {
+    for backend in ran(summary, options) {
         let t = summary
             .cells
             .iter()
@@ -76,7 +86,7 @@ pub fn print_summary(
             dtypes.push(t.to_string());
         }
     }
-    for backend in options.backends.iter().skip(1) {
+    for backend in ran(summary, options) {
         writeln!(out, "\n{} vs {}: cells show passing cases, `F<n>` failures, `K<n>` failures or errors that are accepted deviations of the corpus, `E<n>` errors, `T<n>` timeouts, `U` unsupported, `.` no case", backend, options.backends[0])?;
         let width = summary
             .row_order
@@ -167,7 +177,7 @@ pub fn print_summary(
             totals.error.saturating_sub(totals.known_errors)
         )?;
     }
-    for backend in options.backends.iter().skip(1) {
+    for backend in ran(summary, options) {
         let (elements, cases) = summary
             .cells
             .iter()
@@ -247,4 +257,3 @@ pub fn print_summary(
     }
     Ok(())
 }
-

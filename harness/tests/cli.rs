@@ -299,6 +299,44 @@ fn external_backends_from_the_command_line() {
 }
 
 #[test]
+fn a_backend_that_is_not_installed_is_one_line_and_the_sweep_goes_on() {
+    // An interpreter without IREE (a bare python3 that imports nothing but the standard
+    // library) stands for a machine where `iree` was never installed.
+    let bare = std::env::temp_dir().join(format!("conformance-bare-python-{}", std::process::id()));
+    std::fs::write(&bare, "#!/bin/sh\nexec python3 -S -I \"$@\"\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bare, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["run", "--backends", "reference,fast,iree", "--ops", "add"])
+        .args(["--dtypes", "f32", "--cases", "8"])
+        .env("CI", "true")
+        .env("CONFORMANCE_PYTHON", &bare)
+        .output()
+        .unwrap();
+    let (out_text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{out_text}\nstderr:\n{err}"
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("`iree`")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("is not installed") && lines[0].contains("goes on without it"),
+        "{err}"
+    );
+    assert!(out_text.contains("fast vs reference"), "{out_text}");
+    assert!(!out_text.contains("iree vs reference"), "{out_text}");
+    let _ = std::fs::remove_file(&bare);
+}
+
+#[test]
 fn bench_lists_its_cases_and_rejects_unknown_ones() {
     let (code, out, _) = conformance(&["bench", "--list"]);
     assert_eq!(code, 0);

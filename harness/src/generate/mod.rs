@@ -306,7 +306,10 @@ mod tests {
             let cases: Vec<Case> = (8 * g..8 * g + 8)
                 .map(|i| case(&catalog, &combos, &config, 3, i).unwrap())
                 .collect();
-            assert!(cases.iter().all(|c| c.row == cases[0].row), "one combination per group");
+            assert!(
+                cases.iter().all(|c| c.row == cases[0].row),
+                "one combination per group"
+            );
             let text = cases[0].module.to_string();
             if cases.iter().all(|c| c.module.to_string() == text) {
                 shared += 1;
@@ -320,7 +323,10 @@ mod tests {
         let total = combos.len();
         eprintln!("{shared} of {total} groups share their module; {other_inputs} vary their inputs; split: {split:?}");
         assert!(shared * 100 >= total * 95, "{shared} of {total}: {split:?}");
-        assert!(other_inputs * 100 >= shared * 85, "{other_inputs} of {shared}");
+        assert!(
+            other_inputs * 100 >= shared * 85,
+            "{other_inputs} of {shared}"
+        );
         assert!(split.iter().all(|s| s.starts_with("while ")), "{split:?}");
     }
 }

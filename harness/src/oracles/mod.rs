@@ -14,6 +14,8 @@
 //!   the reference's bit layout, statistical tests at stated false-alarm rates otherwise;
 //! - [`distributions`]: samples of `rng` (`tolerance.random: uniform | normal`), every backend's
 //!   judged against the distribution (support, Kolmogorov–Smirnov or χ², serial correlation);
+//! - [`propagated`]: a backend that runs whole NNEF operations (tract): each tensor judged
+//!   within the bound the lowering's instruction budgets propagate to it;
 //! - [`fused`]: a backend that contracts a multiply feeding an add or subtract into one fused
 //!   multiply-add, one named class (applied where a graph is localized, which sees the pair).
 //!
@@ -24,6 +26,8 @@ pub mod distributions;
 pub mod error_bounds;
 pub mod fused;
 pub mod order_set;
+#[cfg(feature = "tract")]
+pub mod propagated;
 pub mod random;
 pub mod scatter_orders;
 pub mod subnormals;
