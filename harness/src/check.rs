@@ -211,11 +211,13 @@ pub fn check(
                     let expected = &near;
                     let mut c = compare(expected, &got, &budget, &allowances);
                     c.flushed_subnormals += order_flushed;
-                    if !c.agrees() && b.capabilities().subnormals == SubnormalMode::Flush {
+                    let caps = b.capabilities();
+                    if !c.agrees() && caps.subnormals == SubnormalMode::Flush {
                         c = crate::oracles::subnormals::recompare_flushing(
                             module,
                             args,
                             *reference,
+                            &caps,
                             op.signature.is_elementwise(),
                             expected,
                             &got,

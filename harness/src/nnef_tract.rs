@@ -274,12 +274,12 @@ impl Backend for Fixed {
         NAME
     }
     fn capabilities(&self) -> Capabilities {
-        let subnormals = SubnormalMode::Preserve;
         Capabilities {
             opcodes: vec![],
             element_types: vec![],
             any_layout: true,
-            subnormals,
+            subnormals: SubnormalMode::Preserve,
+            subnormals_flushed_in: vec![],
             rng_bit_layout: None,
             devices: 1,
         }

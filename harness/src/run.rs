@@ -159,7 +159,7 @@ impl RunSummary {
         } else if self
             .cells
             .values()
-            .any(|c| c.fail > c.known || c.error > 0 || c.timeout > 0)
+            .any(|c| c.fail > c.known - c.known_errors || c.error > c.known_errors || c.timeout > 0)
         {
             1
         } else {
@@ -845,5 +845,42 @@ mod tests {
         assert_eq!(s.exit_code(), 1);
         assert_eq!(s.failures.len(), 1);
         assert_eq!(s.cells.values().map(|c| c.known).sum::<u64>(), 0);
+    }
+
+    #[test]
+    fn a_known_error_next_to_a_new_failure_still_exits_one() {
+        // One error explained by an accepted deviation and one unexplained failure in the same
+        // cell: `known` is 1, `fail` is 1, so the failure is new and the sweep exits 1; the
+        // known error alone exits 0.
+        let known = vec![KnownDeviation {
+            backend: "iree".into(),
+            op: "tanh".into(),
+            kinds: vec![TypeKind::Float],
+            class: None,
+            error: Some("undefined symbol: tanh".into()),
+            path: "corpus/regressions/tanh-f64-iree-f64-no-libm-tanh.yaml".into(),
+        }];
+        let mut erring = failing("iree", "tanh", "f64", &[]);
+        erring.outcomes[0].verdict = Verdict::Error;
+        erring.outcomes[0].comparison = None;
+        erring.outcomes[0].error = Some("iree-compile: undefined symbol: tanh".into());
+        let mut only_known = RunSummary {
+            known: known.clone(),
+            ..RunSummary::default()
+        };
+        tally(&mut only_known, erring.clone());
+        assert_eq!(only_known.exit_code(), 0);
+        let mut s = RunSummary {
+            known,
+            ..RunSummary::default()
+        };
+        tally(&mut s, erring);
+        tally(&mut s, failing("iree", "tanh", "f64", &[DiffClass::Ulp]));
+        let cell = s.cells.values().next().unwrap();
+        assert_eq!(
+            (cell.fail, cell.error, cell.known, cell.known_errors),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(s.exit_code(), 1);
     }
 }

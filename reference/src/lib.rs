@@ -73,6 +73,7 @@ impl Backend for Reference {
             element_types: ElementType::ALL.to_vec(),
             any_layout: true,
             subnormals: SubnormalMode::Preserve,
+            subnormals_flushed_in: vec![],
             rng_bit_layout: Some(conformance_spec::random::XLA_LAYOUT.to_string()),
             devices: conformance_spec::collective::MAX_DEVICES,
         }

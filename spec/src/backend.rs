@@ -24,6 +24,10 @@ pub struct Capabilities {
     /// True when inputs and results may have any `minor_to_major` order and padding.
     pub any_layout: bool,
     pub subnormals: SubnormalMode,
+    /// Of a flushing backend, the floating-point types whose arithmetic flushes (a complex type
+    /// flushes as its component type does); empty means every floating-point type. A type left
+    /// out keeps its subnormals (IREE and XLA compute f16 in f32 and flush only f32's).
+    pub subnormals_flushed_in: Vec<ElementType>,
     /// The bit layout of `rng-bit-generator` the backend implements (`conformance_spec::random`:
     /// [`crate::random::XLA_LAYOUT`] for the backends built here and XLA), `None` when it
     /// declares none: its random bits are then judged statistically, not bit for bit.
@@ -31,6 +35,36 @@ pub struct Capabilities {
     /// The most devices (`replica_count × num_partitions`, `conformance_spec::collective`) a
     /// module it runs may have; 1 when it runs one-device modules only.
     pub devices: usize,
+}
+
+impl Capabilities {
+    /// True when the backend flushes the subnormals of `ty` (of its component type, for a
+    /// complex type): it declares [`SubnormalMode::Flush`] and `ty`'s format is among
+    /// [`Capabilities::subnormals_flushed_in`] (or that list is empty).
+    pub fn flushes(&self, ty: ElementType) -> bool {
+        let component = match ty {
+            ElementType::C64 => ElementType::F32,
+            ElementType::C128 => ElementType::F64,
+            t => t,
+        };
+        self.subnormals == SubnormalMode::Flush
+            && component.is_float()
+            && (self.subnormals_flushed_in.is_empty()
+                || self.subnormals_flushed_in.contains(&component))
+    }
+
+    /// The smallest normal magnitude of the format in which a flushing backend flushes the
+    /// arithmetic of a `ty` result: `ty`'s own when [`Capabilities::flushes`] it, f32's when
+    /// `ty` is narrower than f32 and f32 flushes (the narrow type computed in f32), 0 otherwise.
+    pub fn flushing_min_normal(&self, ty: ElementType) -> f64 {
+        match ty.float_format() {
+            Some(f) if self.flushes(ty) => f.min_normal(),
+            Some(f) if f.precision() < 24 && self.flushes(ElementType::F32) => {
+                crate::element_type::FloatFormat::F32.min_normal()
+            }
+            _ => 0.0,
+        }
+    }
 }
 
 /// Why a backend could not produce a result.

@@ -277,19 +277,25 @@ MULTIPLY_2 = """module {{
 }}"""
 
 
-def detect_subnormals(run_text, log, types=("f32", "f64")):
-    """'flush' when the backend flushes a subnormal result or reads a subnormal input as zero in
-    one of `types` (checked by running x*y with x*y subnormal, and s*2^k with s subnormal and
-    s*2^k normal, through `run_text(stablehlo_text, [a, b]) -> outputs`); 'preserve' when every
-    product is exact as numpy computes it. Raises RuntimeError when a probe does not run or
+def detect_subnormals(run_text, log, types=("f32", "f64", "f16", "bf16")):
+    """The hello's subnormal capabilities, measured: {"subnormals": "flush" | "preserve",
+    "subnormals_flushed_in": [...]}. A type flushes when the backend flushes a subnormal result
+    or reads a subnormal input as zero in it (checked by running x*y with x*y subnormal, and
+    s*2^k with s subnormal and s*2^k normal, through `run_text(stablehlo_text, [a, b]) ->
+    outputs`); "flush" when one of `types` does, and the list names those (XLA and IREE compute
+    f16 in f32 and keep f16's subnormals). Raises RuntimeError when a probe does not run or
     gives another wrong product."""
     cases = {
         # a*b: exact products 2^-140 (f32 subnormal result) and 2^-120 from the subnormal 2^-140
         "f32": (np.float32, [2.0**-70, 2.0**-140], [2.0**-70, 2.0**20]),
         # exact products 2^-1060 (f64 subnormal result) and 2^-1040 from the subnormal 2^-1060
         "f64": (np.float64, [2.0**-530, 2.0**-1060], [2.0**-530, 2.0**20]),
+        # 2^-20 (f16 subnormal result; the smallest normal is 2^-14) and 2^-10 from 2^-20
+        "f16": (np.float16, [2.0**-10, 2.0**-20], [2.0**-10, 2.0**10]),
+        # 2^-130 (bf16 subnormal result) and 2^-110 from 2^-130
+        "bf16": (ml_dtypes.bfloat16, [2.0**-65, 2.0**-130], [2.0**-65, 2.0**20]),
     }
-    verdict = "preserve"
+    flushed = []
     for t in types:
         kind, a, b = cases[t]
         a, b = np.array(a, kind), np.array(b, kind)
@@ -298,12 +304,14 @@ def detect_subnormals(run_text, log, types=("f32", "f64")):
         flushed_out = got[0] == 0 and want[0] != 0
         flushed_in = got[1] == 0 and want[1] != 0
         if flushed_out or flushed_in:
-            verdict = "flush"
+            flushed.append(t)
         elif not np.array_equal(got, want):
             raise RuntimeError(f"subnormal probe for {t}: got {got!r}, expected {want!r}")
         log(f"{t}: subnormal results {'flushed' if flushed_out else 'kept'},",
             f"subnormal inputs {'read as zero' if flushed_in else 'kept'}")
-    return verdict
+    if not flushed:
+        return {"subnormals": "preserve"}
+    return {"subnormals": "flush", "subnormals_flushed_in": flushed}
 
 
 # Infeed and outfeed move values through a device's queues, which none of the Python runtimes

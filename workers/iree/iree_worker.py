@@ -254,7 +254,8 @@ def main(argv):
         return iree.run(compiled[0], arrays)[0]
 
     f64 = runs_f64(iree)
-    subnormals = wp.detect_subnormals(run_text, log, ("f32", "f64") if f64 else ("f32",))
+    subnormals = wp.detect_subnormals(
+        run_text, log, ("f32", "f64", "f16", "bf16") if f64 else ("f32", "f16", "bf16"))
     types = runnable_types(iree, [t for t in wp.DTYPES if f64 or t not in ("f64", "c128")])
     log("f64", "kept" if f64 else "demoted to f32: f64 and c128 are declared unsupported")
     wp.hello(
@@ -268,7 +269,7 @@ def main(argv):
             "opcodes": None,
             "element_types": types,
             "layouts": "row-major",
-            "subnormals": subnormals,
+            **subnormals,
             # IREE's own rng_bit_generator counters, not XLA's (docs/random.md).
             "rng_bit_layout": "iree",
             "f64": "preserve" if f64 else "demoted-to-f32",

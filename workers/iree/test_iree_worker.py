@@ -56,7 +56,16 @@ class IreeWorkerTest(unittest.TestCase):
         a = np.array([2.0**-70], np.float32)
         (out,), _ = self.ok(binary("multiply", "tensor<1xf32>"), [("f32", a, None), ("f32", a, None)])
         flushed = out[0] == 0
-        self.assertEqual(self.w.hello["capabilities"]["subnormals"], "flush" if flushed else "preserve")
+        caps = self.w.hello["capabilities"]
+        self.assertEqual(caps["subnormals"], "flush" if flushed else "preserve")
+        # f16 is computed in f32: 2^-10 * 2^-10 = 2^-20, an f16 subnormal, is kept, and the
+        # declared list says which types flush.
+        h = np.array([2.0**-10], np.float16)
+        (out16,), _ = self.ok(binary("multiply", "tensor<1xf16>"), [("f16", h, None), ("f16", h, None)])
+        f16_flushed = out16[0] == 0
+        self.assertEqual("f16" in caps.get("subnormals_flushed_in", []), bool(f16_flushed))
+        if flushed:
+            self.assertIn("f32", caps["subnormals_flushed_in"])
 
     def test_add_f32_with_a_permuted_input_layout(self):
         a = np.arange(6, dtype=np.float32).reshape(2, 3)

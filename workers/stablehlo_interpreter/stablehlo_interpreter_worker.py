@@ -682,7 +682,7 @@ def main(argv):
         "opcodes": None,
         "element_types": element_types,
         "layouts": "row-major",
-        "subnormals": subnormals,
+        **subnormals,
         # Replicas and partitions run as threads of interpreter.run_parallel (see above).
         "devices": max_devices,
     }

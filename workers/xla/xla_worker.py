@@ -328,7 +328,7 @@ def main(argv):
             "opcodes": None,
             "element_types": list(wp.DTYPES),
             "layouts": "row-major",
-            "subnormals": subnormals,
+            **subnormals,
             # XLA's RngBitGeneratorExpander: Threefry/Philox with XLA's counter layout,
             # rng_default = Philox (docs/random.md).
             "rng_bit_layout": "xla",

@@ -280,6 +280,12 @@ impl ProcessBackend {
             } else {
                 SubnormalMode::Preserve
             },
+            subnormals_flushed_in: c
+                .subnormals_flushed_in
+                .iter()
+                .flatten()
+                .filter_map(|n| ElementType::from_hlo_name(n))
+                .collect(),
             rng_bit_layout: c.rng_bit_layout.clone(),
             // Version 1 has no modules of several devices.
             devices: match (hello.protocol, c.devices) {
@@ -496,6 +502,7 @@ impl Backend for ProcessBackend {
                 element_types: vec![],
                 any_layout: false,
                 subnormals: SubnormalMode::Preserve,
+                subnormals_flushed_in: vec![],
                 rng_bit_layout: None,
                 devices: 1,
             },

@@ -87,6 +87,10 @@ pub struct WireCapabilities {
     pub layouts: String,
     /// `"preserve"` or `"flush"`.
     pub subnormals: String,
+    /// With `"flush"`: the floating-point types whose arithmetic flushes (HLO names); absent
+    /// means every floating-point type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subnormals_flushed_in: Option<Vec<String>>,
     /// The bit layout of `rng-bit-generator` the worker implements (`"xla"`: XLA's, described in
     /// docs/random.md); absent when it declares none.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -23,6 +23,7 @@ use crate::executor::Stage;
 use crate::minimize::{called_computations, single_op_module_of};
 use conformance_spec::backend::SubnormalMode;
 use conformance_spec::catalog::{Catalog, OpEntry};
+use conformance_spec::element_type::ElementType;
 use conformance_spec::hlo::{transform, HloInstruction, HloModule, Opcode};
 use conformance_spec::literal::Literal;
 use conformance_spec::{Backend, BackendError, Capabilities};
@@ -123,8 +124,10 @@ pub fn truncated(module: &HloModule, i: usize) -> HloModule {
 struct Recorded<'a> {
     name: &'a str,
     value: Literal,
-    /// The recorded backend's subnormal mode (a flushing backend's values are judged as such).
+    /// The recorded backend's subnormal mode and the types it flushes (a flushing backend's
+    /// values are judged as such).
     subnormals: SubnormalMode,
+    subnormals_flushed_in: Vec<ElementType>,
     /// The recorded backend's declared `rng-bit-generator` layout.
     rng_bit_layout: Option<String>,
 }
@@ -139,6 +142,7 @@ impl Backend for Recorded<'_> {
             element_types: vec![],
             any_layout: true,
             subnormals: self.subnormals,
+            subnormals_flushed_in: self.subnormals_flushed_in.clone(),
             rng_bit_layout: self.rng_bit_layout.clone(),
             devices: conformance_spec::collective::MAX_DEVICES,
         }
@@ -341,6 +345,7 @@ fn localize(
             name: backend.name(),
             value: in_context.clone(),
             subnormals: backend.capabilities().subnormals,
+            subnormals_flushed_in: backend.capabilities().subnormals_flushed_in,
             rng_bit_layout: backend.capabilities().rng_bit_layout,
         };
         let o = check(
@@ -362,7 +367,7 @@ fn localize(
                     &single_args,
                     &in_context,
                     reference,
-                    backend.capabilities().subnormals == SubnormalMode::Flush,
+                    &backend.capabilities(),
                 ) {
                     contracted += n;
                     values[i] = Some(in_context);
@@ -405,7 +410,7 @@ fn per_device(value: &Literal, devices: usize) -> Vec<Literal> {
 
 /// When `instruction` is an add or subtract fed by a multiply and its value `in_context` is
 /// within budget once the elements equal to the fused multiply-add are taken as the backend's
-/// ([`crate::oracles::fused`]) — and, for a backend that flushes subnormals (`flushing`), the
+/// ([`crate::oracles::fused`]) — and, for a backend that flushes subnormals (`caps`), the
 /// others as flushed — the number of such elements; `None` otherwise.
 #[allow(clippy::too_many_arguments)]
 fn contraction(
@@ -417,7 +422,7 @@ fn contraction(
     single_args: &[Literal],
     in_context: &Literal,
     reference: &dyn Backend,
-    flushing: bool,
+    caps: &Capabilities,
 ) -> Option<u64> {
     let fused = crate::oracles::fused::contracted_values(computation, instruction, values)?;
     let exact = reference.execute(single, single_args).ok()?;
@@ -426,13 +431,14 @@ fn contraction(
     let budget = crate::check::budget(op, accepted.element_type());
     let accepted = Literal::Array(accepted);
     let mut c = crate::compare::compare(&accepted, in_context, &budget, &[]);
-    if !c.agrees() && flushing {
+    if !c.agrees() && caps.subnormals == SubnormalMode::Flush {
         // A backend that both contracts and flushes subnormals (XLA's CPU backend): the
         // elements the contraction does not explain may be explained by the flushing.
         c = crate::oracles::subnormals::recompare_flushing(
             single,
             single_args,
             reference,
+            caps,
             op.signature.is_elementwise(),
             &accepted,
             in_context,

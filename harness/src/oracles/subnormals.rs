@@ -13,7 +13,7 @@ use crate::compare::{compare, Allowance, Budget, Comparison};
 use conformance_spec::element_type::{ElementType, FloatClass};
 use conformance_spec::hlo::ir::HloModule;
 use conformance_spec::literal::{complex_bits, complex_parts, ArrayLiteral, Literal};
-use conformance_spec::Backend;
+use conformance_spec::{Backend, Capabilities};
 
 /// `bits` of `ty` with a subnormal value (or complex component) replaced by the zero of its sign.
 pub fn flush_element(ty: ElementType, bits: u128) -> u128 {
@@ -39,10 +39,14 @@ pub fn flush_element(ty: ElementType, bits: u128) -> u128 {
     }
 }
 
-/// The array with every subnormal element flushed; `None` when it has none.
-fn flush_array(a: &ArrayLiteral) -> Option<ArrayLiteral> {
+/// The array with every subnormal element flushed; `None` when it has none or `flushes` says
+/// its element type keeps them.
+fn flush_array(a: &ArrayLiteral, flushes: &dyn Fn(ElementType) -> bool) -> Option<ArrayLiteral> {
     let ty = a.element_type();
     ty.float_format()?;
+    if !flushes(ty) {
+        return None;
+    }
     let bits = a.logical_bits();
     let flushed: Vec<u128> = bits.iter().map(|&b| flush_element(ty, b)).collect();
     if flushed == bits {
@@ -55,12 +59,14 @@ fn flush_array(a: &ArrayLiteral) -> Option<ArrayLiteral> {
         .map(|l| l.relayout(a.shape().layout.clone()))
 }
 
-/// The literal with every subnormal flushed (`None` when nothing changes).
-pub fn flush_literal(l: &Literal) -> Option<Literal> {
+/// The literal with every subnormal of an element type that `flushes` flushed (`None` when
+/// nothing changes).
+pub fn flush_literal(l: &Literal, flushes: &dyn Fn(ElementType) -> bool) -> Option<Literal> {
     match l {
-        Literal::Array(a) => flush_array(a).map(Literal::Array),
+        Literal::Array(a) => flush_array(a, flushes).map(Literal::Array),
         Literal::Tuple(parts) => {
-            let flushed: Vec<Option<Literal>> = parts.iter().map(flush_literal).collect();
+            let flushed: Vec<Option<Literal>> =
+                parts.iter().map(|p| flush_literal(p, flushes)).collect();
             if flushed.iter().all(Option::is_none) {
                 return None;
             }
@@ -162,9 +168,10 @@ fn differing(c: &Comparison) -> usize {
     c.classes.values().sum()
 }
 
-/// True when `bits` of `ty` is subnormal (or has a subnormal complex component).
-fn is_subnormal(ty: ElementType, bits: u128) -> bool {
-    flush_element(ty, bits) != bits
+/// True when `bits` of `ty` is subnormal (or has a subnormal complex component) and `flushes`
+/// says `ty` flushes.
+fn is_subnormal(ty: ElementType, bits: u128, flushes: &dyn Fn(ElementType) -> bool) -> bool {
+    flush_element(ty, bits) != bits && flushes(ty)
 }
 
 /// Per element of an array root, whether the element-wise root reads a subnormal operand
@@ -175,12 +182,13 @@ fn subnormal_range(
     reference: &dyn Backend,
     expected: &ArrayLiteral,
     elementwise: bool,
+    flushes: &dyn Fn(ElementType) -> bool,
 ) -> Vec<bool> {
     let ty = expected.element_type();
     let mut out: Vec<bool> = expected
         .logical_bits()
         .iter()
-        .map(|&b| is_subnormal(ty, b))
+        .map(|&b| is_subnormal(ty, b, flushes))
         .collect();
     if !elementwise {
         return out;
@@ -193,7 +201,7 @@ fn subnormal_range(
     conformance_spec::index::for_each_index(dims, |idx| {
         if operands.iter().any(|a| {
             crate::check::operand_bits_at(a, dims, idx)
-                .is_some_and(|b| is_subnormal(a.element_type(), b))
+                .is_some_and(|b| is_subnormal(a.element_type(), b, flushes))
         }) {
             out[k] = true;
         }
@@ -209,17 +217,20 @@ fn subnormal_range(
 /// - for an array root, elements in the subnormal range set aside: the exact result subnormal,
 ///   or (`elementwise` roots) a subnormal operand element at that index;
 /// - sums compared within an error bound ([`Allowance::Within`]) allowed `2·n` times the
-///   smallest normal more for `n` terms (flushing each product and each partial sum changes it by
-///   less than the smallest normal), plus how far reading the subnormal inputs as zero moves the
-///   exact sum;
+///   smallest normal of the flushing format more for `n` terms (flushing each product and each
+///   partial sum changes it by less than that; [`Capabilities::flushing_min_normal`]: an f16 sum
+///   computed in f32 moves by f32's smallest normal, not f16's), plus how far reading the
+///   subnormal inputs as zero moves the exact sum;
 ///
-/// with [`Comparison::flushed_subnormals`] set to the number of differing elements this explains.
+/// only in the element types `caps` flushes ([`Capabilities::flushes`]), with
+/// [`Comparison::flushed_subnormals`] set to the number of differing elements this explains.
 /// `reference` evaluates the module on the inputs with subnormals read as zero.
 #[allow(clippy::too_many_arguments)]
 pub fn recompare_flushing(
     module: &HloModule,
     args: &[Literal],
     reference: &dyn Backend,
+    caps: &Capabilities,
     elementwise: bool,
     expected: &Literal,
     got: &Literal,
@@ -227,12 +238,13 @@ pub fn recompare_flushing(
     allowances: &[Vec<Allowance>],
     first: Comparison,
 ) -> Comparison {
+    let flushes = |ty: ElementType| caps.flushes(ty);
     let mut alternatives = Vec::new();
-    if let Some(e) = flush_literal(expected) {
+    if let Some(e) = flush_literal(expected, &flushes) {
         alternatives.push(e);
     }
     let mut daz_expected: Option<Literal> = None;
-    let daz: Vec<Option<Literal>> = args.iter().map(flush_literal).collect();
+    let daz: Vec<Option<Literal>> = args.iter().map(|a| flush_literal(a, &flushes)).collect();
     if daz.iter().any(Option::is_some) {
         let inputs: Vec<Literal> = daz
             .into_iter()
@@ -240,7 +252,7 @@ pub fn recompare_flushing(
             .map(|(d, a)| d.unwrap_or_else(|| a.clone()))
             .collect();
         if let Ok(e) = reference.execute(module, &inputs) {
-            if let Some(f) = flush_literal(&e) {
+            if let Some(f) = flush_literal(&e, &flushes) {
                 alternatives.push(f);
             }
             daz_expected = Some(e.clone());
@@ -283,9 +295,16 @@ pub fn recompare_flushing(
             break;
         };
         // Which inputs feed an element is known for a single array result only.
-        let aside = subnormal_range(module, args, reference, e, elementwise && leaves.len() == 1);
+        let aside = subnormal_range(
+            module,
+            args,
+            reference,
+            e,
+            elementwise && leaves.len() == 1,
+            &flushes,
+        );
         let ty = e.element_type();
-        let min_normal = ty.float_format().map_or(0.0, |f| f.min_normal());
+        let min_normal = caps.flushing_min_normal(ty);
         // How far reading subnormal inputs as zero moves each element (terms with a subnormal
         // factor vanish).
         let moved: Vec<f64> = match daz_leaves.get(leaf) {
@@ -325,6 +344,77 @@ pub fn recompare_flushing(
 mod tests {
     use super::*;
     use conformance_spec::shape::ArrayShape;
+    use conformance_spec::SubnormalMode;
+
+    /// The capabilities of a backend flushing the subnormals of `types` (every float type when
+    /// empty).
+    fn flushing(types: &[ElementType]) -> Capabilities {
+        Capabilities {
+            subnormals: SubnormalMode::Flush,
+            subnormals_flushed_in: types.to_vec(),
+            ..conformance_reference::Reference.capabilities()
+        }
+    }
+
+    #[test]
+    fn the_flushing_format_is_the_type_or_f32_for_narrower_types_computed_in_it() {
+        let f32_only = flushing(&[ElementType::F32]);
+        assert!(f32_only.flushes(ElementType::F32));
+        assert!(f32_only.flushes(ElementType::C64));
+        assert!(!f32_only.flushes(ElementType::F16));
+        assert!(!f32_only.flushes(ElementType::F64));
+        assert!(!f32_only.flushes(ElementType::S32));
+        // An f16 sum computed in f32: moved by f32's smallest normal (2^-126), not f16's (2^-14).
+        assert_eq!(
+            f32_only.flushing_min_normal(ElementType::F16),
+            2f64.powi(-126)
+        );
+        assert_eq!(f32_only.flushing_min_normal(ElementType::F64), 0.0);
+        let every = flushing(&[]);
+        assert_eq!(every.flushing_min_normal(ElementType::F16), 2f64.powi(-14));
+        assert_eq!(
+            every.flushing_min_normal(ElementType::F64),
+            2f64.powi(-1022)
+        );
+        let preserving = conformance_reference::Reference.capabilities();
+        assert!(!preserving.flushes(ElementType::F32));
+        assert_eq!(preserving.flushing_min_normal(ElementType::F16), 0.0);
+    }
+
+    #[test]
+    fn subnormals_of_a_type_the_backend_keeps_are_not_explained_by_flushing() {
+        let budget = Budget::default();
+        let f16 = |bits: &[u128]| {
+            let shape = ArrayShape::new(ElementType::F16, vec![bits.len() as i64]);
+            Literal::Array(ArrayLiteral::from_bits(shape, bits).unwrap())
+        };
+        // 2^-20 (an f16 subnormal, 16 × 2^-24) and 1.0.
+        let (sub, one) = (0x0010, 0x3c00);
+        let expected = f16(&[sub, one]);
+        let got = f16(&[0, one]);
+        let module = conformance_spec::hlo::parse_module(
+            "HloModule m\nENTRY e { p = f16[2] parameter(0)\n ROOT c = f16[2] copy(p) }",
+        )
+        .unwrap();
+        let reference = conformance_reference::Reference;
+        let first = compare(&expected, &got, &budget, &[]);
+        let run = |caps: &Capabilities| {
+            recompare_flushing(
+                &module,
+                std::slice::from_ref(&expected),
+                &reference,
+                caps,
+                true,
+                &expected,
+                &got,
+                &budget,
+                &[],
+                first.clone(),
+            )
+        };
+        assert_eq!(differing(&run(&flushing(&[ElementType::F32]))), 1);
+        assert_eq!(run(&flushing(&[ElementType::F16])).flushed_subnormals, 1);
+    }
 
     fn f32s(values: &[f32]) -> Literal {
         let shape = ArrayShape::new(ElementType::F32, vec![values.len() as i64]);
@@ -346,9 +436,12 @@ mod tests {
             u128::from(1f32.to_bits())
         );
         assert_eq!(flush_element(ElementType::S32, 1), 1);
-        assert!(flush_literal(&f32s(&[1.0, 2.0])).is_none());
-        let flushed = flush_literal(&f32s(&[1.0, sub])).unwrap();
+        let every = |_: ElementType| true;
+        assert!(flush_literal(&f32s(&[1.0, 2.0]), &every).is_none());
+        let flushed = flush_literal(&f32s(&[1.0, sub]), &every).unwrap();
         assert!(flushed.logical_eq(&f32s(&[1.0, 0.0])));
+        // A type the backend keeps subnormals in is left alone.
+        assert!(flush_literal(&f32s(&[1.0, sub]), &|t| t != ElementType::F32).is_none());
     }
 
     #[test]
@@ -369,6 +462,7 @@ mod tests {
             &module,
             std::slice::from_ref(&expected),
             &reference,
+            &flushing(&[]),
             true,
             &expected,
             &got,
@@ -385,6 +479,7 @@ mod tests {
             &module,
             std::slice::from_ref(&expected),
             &reference,
+            &flushing(&[]),
             true,
             &expected,
             &right,

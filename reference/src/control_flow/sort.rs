@@ -18,6 +18,8 @@ pub struct Comparator<'m> {
     module: &'m HloModule,
     f: ScalarFn,
     operands: usize,
+    /// Per operand: whether the comparator reads either of its two parameters.
+    reads: Vec<bool>,
 }
 
 impl<'m> Comparator<'m> {
@@ -45,11 +47,31 @@ impl<'m> Comparator<'m> {
                 f.result_type()
             ));
         }
+        // `ScalarFn::new` found the computation; a parameter is read when an instruction takes
+        // it as an operand or it is the root.
+        let computation = module.computation(name);
+        let read = |number: usize| {
+            computation.is_some_and(|c| {
+                c.instructions.iter().enumerate().any(|(i, p)| {
+                    p.parameter_number == Some(number as i64)
+                        && (c.root == i || c.instructions.iter().any(|u| u.operands.contains(&i)))
+                })
+            })
+        };
         Ok(Comparator {
             module,
             f,
             operands: operand_types.len(),
+            reads: (0..operand_types.len())
+                .map(|k| read(2 * k) || read(2 * k + 1))
+                .collect(),
         })
+    }
+
+    /// Whether the comparator reads operand `k` (parameter `2k` or `2k+1`): an operand it does
+    /// not read is carried along by the sort without deciding the order.
+    pub fn reads(&self, k: usize) -> bool {
+        self.reads.get(k).copied().unwrap_or(false)
     }
 
     /// The comparator's value for the tuples `lhs` and `rhs` (one element's bits per operand):
