@@ -259,8 +259,19 @@ pub fn replay(
         .collect())
 }
 
-/// The corpus files under `dir` (recursively), sorted.
+/// The HLO corpus files under `dir` (recursively), sorted: the YAML files that are not NNEF
+/// cases ([`crate::corpus_nnef`]).
 pub fn files(dir: &Path) -> Vec<PathBuf> {
+    yaml_files(dir)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(p).map_or(true, |t| !crate::corpus_nnef::is_nnef_case(&t))
+        })
+        .collect()
+}
+
+/// Every YAML file under `dir` (recursively), sorted.
+pub fn yaml_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compare;
 pub mod conv_zeros;
 pub mod corpus;
+pub mod corpus_nnef;
 pub mod eval;
 pub mod executor;
 pub mod figures;

@@ -59,6 +59,11 @@ pub enum NnefCommand {
         seed: u64,
         #[command(flatten)]
         shapes: InputShapes,
+        /// Accepted deviations: a tract disagreement that an accepted NNEF corpus file of DIR
+        /// records (same operation and class, or the text of its error) is reported as known
+        /// and does not fail.
+        #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+        corpus_dir: PathBuf,
     },
 }
 
@@ -134,7 +139,8 @@ pub fn nnef_command(catalog: &Catalog, command: NnefCommand) -> CliResult {
             backends,
             seed,
             shapes,
-        } => run(catalog, &path, &backends, seed, &shapes),
+            corpus_dir,
+        } => run(catalog, &path, &backends, seed, &shapes, &corpus_dir),
     }
 }
 
@@ -367,6 +373,7 @@ fn run(
     names: &[String],
     seed: u64,
     shapes: &InputShapes,
+    corpus_dir: &Path,
 ) -> CliResult {
     let label = path.display().to_string();
     let started = Instant::now();
@@ -419,8 +426,12 @@ fn run(
     // tract's verdicts join the others'; where it localizes a disagreement, the operation.
     #[cfg_attr(not(feature = "tract"), allow(unused_mut))]
     let mut tract_at: Vec<Option<String>> = vec![None; checks.len()];
+    // Per output: the accepted NNEF corpus file that explains tract's disagreement.
+    #[cfg_attr(not(feature = "tract"), allow(unused_mut))]
+    let mut tract_known: Vec<Option<PathBuf>> = vec![None; checks.len()];
     #[cfg(feature = "tract")]
     if with_tract {
+        let known = crate::corpus_nnef::accepted(corpus_dir);
         let results = crate::nnef_tract::check_graph(catalog, path, shapes, seed, refs[0])?;
         for r in results {
             let k = match checks.iter().position(|c| c.tensor == r.tensor) {
@@ -438,9 +449,14 @@ fn run(
                         unlocalized: None,
                     });
                     tract_at.push(None);
+                    tract_known.push(None);
                     checks.len() - 1
                 }
             };
+            tract_known[k] = known
+                .iter()
+                .find(|(_, c)| c.matches(&r.outcome, r.at.as_deref()))
+                .map(|(f, _)| f.clone());
             checks[k].outcome.outcomes.push(r.outcome);
             tract_at[k] = match (r.at, r.note) {
                 (Some(at), note) => Some(format!(
@@ -453,7 +469,9 @@ fn run(
         }
     }
     let mut code = 0;
-    for (c, tract_line) in checks.iter().zip(&tract_at) {
+    #[cfg(not(feature = "tract"))]
+    let _ = corpus_dir;
+    for ((c, tract_line), known) in checks.iter().zip(&tract_at).zip(&tract_known) {
         println!("output `{}`:", c.tensor);
         for o in &c.outcome.outcomes {
             let diffs = o.comparison.as_ref().map_or(0, |c| c.diffs.len());
@@ -488,7 +506,20 @@ fn run(
         if let Some(line) = tract_line {
             println!("  {line}");
         }
-        if !c.agrees() {
+        if let Some(f) = known {
+            println!("  tract: known deviation, recorded in {}", f.display());
+        }
+        // A disagreement of tract's that an accepted corpus file records does not fail.
+        let explained = |o: &crate::check::BackendOutcome| known.is_some() && o.backend == "tract";
+        let new = c.outcome.reference_error.is_some()
+            || c.outcome.outcomes.iter().any(|o| {
+                let agrees = matches!(
+                    o.verdict,
+                    crate::check::Verdict::Pass | crate::check::Verdict::Unsupported
+                );
+                !agrees && !explained(o)
+            });
+        if new {
             code = 1;
         }
     }

@@ -440,6 +440,9 @@ pub fn replay_command(
     args: &crate::cli::ReplayArgs,
     known: &[crate::known::KnownDeviation],
 ) -> CliResult {
+    if crate::corpus_nnef::is_nnef_file(&args.file) {
+        return crate::corpus_nnef::replay_command(catalog, &args.file);
+    }
     let mut results = args
         .results
         .as_deref()

@@ -2,7 +2,9 @@
 //! regression for a fixed bug must now agree; an accepted deviation must reproduce its recorded
 //! verdict. A file recorded on an external backend (xla, iree, iree-f64, stablehlo-interpreter)
 //! replays on it where it is installed (`scripts/setup.sh` installs them all); where it is not,
-//! the file replays on the in-process backends only and the skip is printed once.
+//! the file replays on the in-process backends only and the skip is printed once. NNEF corpus
+//! files (`*-tract-*.yaml`, `conformance::corpus_nnef`) are replayed on tract by
+//! `tests/nnef_tract.rs`.
 
 use conformance::check::Verdict;
 use conformance::corpus::{self, CorpusCase};

@@ -140,3 +140,91 @@ fn the_run_command_prints_tract_verdicts_beside_the_others() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+fn regressions() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/regressions")
+}
+
+#[test]
+fn every_nnef_corpus_file_replays_to_its_recorded_verdict_on_tract() {
+    let catalog = Catalog::builtin().unwrap();
+    let files = conformance::corpus_nnef::files(&regressions());
+    assert!(files.len() >= 10, "{files:?}");
+    let mut problems = Vec::new();
+    for f in &files {
+        let case = match conformance::corpus_nnef::NnefCorpusCase::load(f) {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        match conformance::corpus_nnef::replay(&catalog, &case, &conformance_reference::Reference) {
+            Ok(r) if r.ok => {}
+            Ok(r) => problems.push(format!("{}:\n  {}", f.display(), r.lines.join("\n  "))),
+            Err(e) => problems.push(format!("{}: {e}", f.display())),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The HLO corpus leaves them out.
+    assert!(conformance::corpus::files(&regressions())
+        .iter()
+        .all(|f| !files.contains(f)));
+}
+
+#[test]
+fn a_recorded_deviation_tract_does_not_show_is_not_reproduced() {
+    // tract's `add` is correctly rounded: a file claiming it is 1 ULP off must fail to replay.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("add-scalar-tract-claimed.yaml");
+    std::fs::write(
+        &file,
+        "op: add\ndtype: scalar\nbackend: tract\nverdict: fail\nclass: ulp\naccepted: true\n\
+         seed: 1\ngraph: |\n  version 1.0;\n  graph G( x, y ) -> ( z )\n  {\n      \
+         x = external(shape = [1, 16]);\n      y = external(shape = [1, 16]);\n      \
+         z = add(x, y);\n  }\nprovenance:\n  source: test\n  command: none\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("output `z`: tract Pass"), "{stdout}");
+    assert!(
+        stdout.contains("accepted deviation: NOT reproduced"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_known_tract_deviation_does_not_fail_nnef_run_and_is_named() {
+    let (_dir, graph) = document(
+        "version 1.0;\ngraph G( input ) -> ( output )\n{\n    \
+         input = external(shape = [1, 64]);\n    y = mul(input, 100.0);\n    \
+         output = tanh(y);\n}\n",
+    );
+    let run = |corpus: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args(["nnef", "run"])
+            .arg(&graph)
+            .args(["--backends", "reference,tract", "--corpus-dir"])
+            .arg(corpus)
+            .output()
+            .unwrap()
+    };
+    let out = run(&regressions());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("tract: known deviation, recorded in")
+            && stdout.contains("tanh-scalar-tract-rational-approximation.yaml"),
+        "{stdout}"
+    );
+    // Without the corpus it is a disagreement.
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(empty.path());
+    assert_eq!(out.status.code(), Some(1));
+}
