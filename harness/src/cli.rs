@@ -138,6 +138,12 @@ pub struct RunArgs {
     /// a backend runs in a worker process (xla, iree, ...), else 1.
     #[arg(long, value_name = "K")]
     pub inputs_per_module: Option<u64>,
+    /// Pass operands as `constant` instructions in the module instead of parameters: `some`
+    /// (a random non-empty subset per case) or `all`, so that a compiler also evaluates each
+    /// operation through its constant folder (XLA's folds with its HloEvaluator, not its CPU
+    /// kernels). `--swarm` turns `some` on in some sweeps.
+    #[arg(long, value_enum, value_name = "MODE", default_value = "off")]
+    pub constant_operands: crate::generate::ConstantOperands,
 }
 
 #[derive(clap::Args, Debug)]
@@ -324,7 +330,10 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
                 ops: args.ops,
                 dtypes: args.dtypes,
             };
-            let mut generator = GeneratorConfig::default();
+            let mut generator = GeneratorConfig {
+                constant_operands: args.constant_operands,
+                ..GeneratorConfig::default()
+            };
             if args.swarm {
                 let combos = crate::generate::plan(&catalog, &filters).map_err(|e| (2, e))?;
                 let swarm = SwarmConfig::from_seed(args.seed, &catalog, &combos);

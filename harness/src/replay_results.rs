@@ -182,6 +182,7 @@ impl ReplayResults {
             swarm: None,
             graphs: false,
             inputs_per_module: 1,
+            constant_operands: None,
             started_unix: self.started_unix,
             resumed: false,
         };

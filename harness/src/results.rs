@@ -50,6 +50,9 @@ pub struct RunStart {
     /// Consecutive cases sharing one module (`--inputs-per-module`); 1 when absent.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub inputs_per_module: u64,
+    /// Operands passed as constants (`--constant-operands`): `some` or `all`; absent for `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_operands: Option<String>,
     /// Wall-clock start, seconds since the Unix epoch.
     pub started_unix: u64,
     /// True when this run continued an earlier one in the same file (`--resume`).

@@ -249,6 +249,9 @@ pub fn run_with_backends(
         swarm: options.generator.swarm.as_ref().map(|s| s.to_string()),
         graphs: options.graphs,
         inputs_per_module: options.generator.inputs_per_module,
+        constant_operands: (options.generator.constant_operands
+            != crate::generate::ConstantOperands::Off)
+            .then(|| options.generator.constant_operands.name().to_string()),
         started_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -291,12 +294,15 @@ pub fn run_with_backends(
     let catalog = Arc::new(catalog.clone());
     let combos = Arc::new(combos);
     let minimized = Arc::new(Mutex::new(HashMap::new()));
+    let known_deviations = Arc::new(summary.known.clone());
     let job = {
         let (options, catalog, backends) = (options.clone(), catalog.clone(), backends.clone());
         Arc::new(move |index: u64, stage: &Stage| {
-            run_case(
-                &catalog, &combos, &options, &backends, &minimized, index, stage,
-            )
+            let seen = Seen {
+                minimized: &minimized,
+                known: &known_deviations,
+            };
+            run_case(&catalog, &combos, &options, &backends, &seen, index, stage)
         })
     };
     let workers = options
@@ -397,7 +403,8 @@ fn open_results(
                         && s.catalog_hash == start_line.catalog_hash
                         && s.swarm == start_line.swarm
                         && s.graphs == start_line.graphs
-                        && s.inputs_per_module == start_line.inputs_per_module;
+                        && s.inputs_per_module == start_line.inputs_per_module
+                        && s.constant_operands == start_line.constant_operands;
                     if !same {
                         return Err(format!(
                             "{}: --resume: the file records a different sweep (seed {}, shard {:?}, ops {:?}, dtypes {:?}, backends {:?}, catalog {}); run with the same options or another file",
@@ -497,19 +504,27 @@ fn failure_key(record: &CaseRecord) -> String {
     key
 }
 
+/// What a sweep has already seen, for `--minimize`: the corpus files it wrote, by
+/// [`failure_key`], and the accepted deviations of `--corpus-dir`.
+struct Seen<'a> {
+    minimized: &'a Mutex<HashMap<String, String>>,
+    known: &'a [KnownDeviation],
+}
+
 /// Generates case `index` and checks it on every backend (then minimizes it with `--minimize`,
-/// unless an earlier case of the sweep with the same [`failure_key`] was: `minimized` maps keys
-/// to the corpus files written, and the record names the earlier file).
+/// unless every failure and error of it is an accepted deviation, or an earlier case of the
+/// sweep with the same [`failure_key`] was minimized: the record then names that file).
 /// Errors: the generator failed or panicked (a bug of this project).
 fn run_case(
     catalog: &Catalog,
     combos: &[generate::Combo],
     options: &RunOptions,
     backends: &[Arc<dyn Backend>],
-    minimized: &Mutex<HashMap<String, String>>,
+    seen: &Seen<'_>,
     index: u64,
     stage: &Stage,
 ) -> Result<CaseRecord, String> {
+    let minimized = seen.minimized;
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         generate_case(catalog, combos, options, index)
     }))
@@ -551,15 +566,22 @@ fn run_case(
         reference_error: outcome.reference_error,
         outcomes: outcome.outcomes,
     };
+    // Failures and errors an accepted deviation explains are not minimized again.
+    let all_known = record
+        .outcomes
+        .iter()
+        .filter(|o| !matches!(o.verdict, Verdict::Pass | Verdict::Unsupported))
+        .all(|o| !known::explaining(seen.known, &record.op, &record.dtype, o).is_empty());
+    let nothing_new = passed || (record.reference_error.is_none() && all_known);
     let key = failure_key(&record);
     let earlier = minimized
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&key)
         .cloned();
-    if let (true, Some(path)) = (options.minimize && !passed, earlier) {
+    if let (true, Some(path)) = (options.minimize && !nothing_new, earlier) {
         record.minimized = Some(format!("(the same failure as {path})"));
-    } else if options.minimize && !passed && record.reference_error.is_none() {
+    } else if options.minimize && !nothing_new && record.reference_error.is_none() {
         let provenance = minimize::Provenance {
             seed: options.seed,
             case_index: index,
@@ -592,6 +614,7 @@ fn run_case(
             scope_args,
             &refs,
             &record,
+            seen.known,
             provenance,
             &options.corpus_dir,
         ) {
@@ -773,6 +796,12 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
     if options.graphs {
         cmd += " --graphs";
     }
+    if options.generator.constant_operands != crate::generate::ConstantOperands::Off {
+        cmd += &format!(
+            " --constant-operands {}",
+            options.generator.constant_operands.name()
+        );
+    }
     cmd += &format!(
         " --inputs-per-module {}",
         options.generator.inputs_per_module
@@ -811,6 +840,41 @@ mod tests {
             reference_error: None,
             outcomes: vec![crate::known::tests::failing(backend, classes)],
         }
+    }
+
+    #[test]
+    fn minimization_targets_the_first_disagreement_no_accepted_deviation_explains() {
+        // xla's ulp is known, its nan is not; iree's failure is new too: the target is xla's
+        // nan, and with xla's nan known as well, iree's exact.
+        let mut record = failing("xla", "power", "c64", &[DiffClass::Ulp, DiffClass::Nan]);
+        record
+            .outcomes
+            .push(crate::known::tests::failing("iree", &[DiffClass::Exact]));
+        let known = |class| KnownDeviation {
+            backend: "xla".into(),
+            op: "power".into(),
+            kinds: vec![TypeKind::Complex],
+            class: Some(class),
+            error: None,
+            path: "corpus/regressions/power-c64-xla.yaml".into(),
+        };
+        let t = crate::minimize::new_target_of(&record, &[known(DiffClass::Ulp)]).unwrap();
+        assert_eq!((t.backend, t.class), (1, Some(DiffClass::Nan)));
+        let both = [known(DiffClass::Ulp), known(DiffClass::Nan)];
+        let t = crate::minimize::new_target_of(&record, &both).unwrap();
+        assert_eq!((t.backend, t.class), (2, Some(DiffClass::Exact)));
+        // Nothing known: the first disagreement's first class.
+        let t = crate::minimize::new_target_of(&record, &[]).unwrap();
+        assert_eq!((t.backend, t.class), (1, Some(DiffClass::Ulp)));
+        // Everything known: the first disagreement, as `target_of` gives it.
+        let mut all = both.to_vec();
+        all.push(KnownDeviation {
+            backend: "iree".into(),
+            class: Some(DiffClass::Exact),
+            ..known(DiffClass::Exact)
+        });
+        let t = crate::minimize::new_target_of(&record, &all).unwrap();
+        assert_eq!((t.backend, t.class), (1, Some(DiffClass::Ulp)));
     }
 
     #[test]

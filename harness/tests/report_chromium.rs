@@ -34,6 +34,7 @@ fn start(shard: u64) -> ResultLine {
         swarm: None,
         graphs: false,
         inputs_per_module: 1,
+        constant_operands: None,
         started_unix: 1_700_000_000,
         resumed: shard == 2,
     })

@@ -41,6 +41,33 @@ pub struct GeneratorConfig {
     /// ([`rng::Rng::for_member`]), so a compiler under test compiles once per group; 1: every
     /// case its own module.
     pub inputs_per_module: u64,
+    /// Which operands a case passes as `constant` instructions in its module instead of
+    /// parameters (a compiler may then evaluate the operation at compile time, through its
+    /// constant folder rather than its kernels).
+    pub constant_operands: ConstantOperands,
+}
+
+/// Operands passed as constants in the module ([`GeneratorConfig::constant_operands`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConstantOperands {
+    /// Every operand is a parameter.
+    #[default]
+    Off,
+    /// Each case passes a random non-empty subset of its operands as constants.
+    Some,
+    /// Every operand of every case is a constant: the whole operation can be folded.
+    All,
+}
+
+impl ConstantOperands {
+    /// The name on the command line and in provenance records.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConstantOperands::Off => "off",
+            ConstantOperands::Some => "some",
+            ConstantOperands::All => "all",
+        }
+    }
 }
 
 impl Default for GeneratorConfig {
@@ -50,6 +77,7 @@ impl Default for GeneratorConfig {
             values: ValueClass::ALL.to_vec(),
             swarm: None,
             inputs_per_module: 1,
+            constant_operands: ConstantOperands::Off,
         }
     }
 }
@@ -69,6 +97,9 @@ impl GeneratorConfig {
         }
         if self.inputs_per_module > 1 {
             text += &format!(" inputs_per_module={}", self.inputs_per_module);
+        }
+        if self.constant_operands != ConstantOperands::Off {
+            text += &format!(" constant_operands={}", self.constant_operands.name());
         }
         text
     }
@@ -257,6 +288,8 @@ pub fn case_with(
         elementwise::build(rng, &spec)
     }
     .map_err(|e| format!("generator error (seed {seed}, case {index}): {e}"))?;
+    let built = with_constant_operands(built, config.constant_operands, rng)
+        .map_err(|e| format!("generator error (seed {seed}, case {index}): {e}"))?;
     let row = match combo.target_type {
         Some(t) => format!("{}->{}", op.id, t),
         None => op.id.clone(),
@@ -273,6 +306,58 @@ pub fn case_with(
     })
 }
 
+/// `built` with some or all of its operands moved into the module as constants (`mode`; the
+/// subset drawn from `rng`). Modules of several devices, cases whose arguments are not one per
+/// parameter, and operands that are not arrays (tokens, tuples) keep their parameters.
+///
+/// Errors: the generator's arguments do not match its parameters (a bug).
+fn with_constant_operands(
+    built: elementwise::Built,
+    mode: ConstantOperands,
+    rng: &mut Rng,
+) -> Result<elementwise::Built, String> {
+    let several_devices = conformance_spec::collective::DeviceGrid::of(&built.module)
+        .map_or(true, |g| g.devices() > 1);
+    // Arguments that are not one per parameter (host transfers append each device's infeed
+    // queue) keep their form too.
+    let parameters = built
+        .module
+        .entry_computation()
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == Opcode::Parameter)
+        .count();
+    if mode == ConstantOperands::Off
+        || built.args.is_empty()
+        || several_devices
+        || built.args.len() != parameters
+    {
+        return Ok(built);
+    }
+    let arrays: Vec<bool> = built
+        .args
+        .iter()
+        .map(|a| matches!(a, Literal::Array(_)))
+        .collect();
+    let mut which: Vec<bool> = match mode {
+        ConstantOperands::All => arrays.clone(),
+        _ => arrays.iter().map(|&a| a && rng.chance(0.5)).collect(),
+    };
+    if !which.iter().any(|&w| w) {
+        // At least one constant: the first array operand.
+        match arrays.iter().position(|&a| a) {
+            Some(k) => which[k] = true,
+            None => return Ok(built),
+        }
+    }
+    let (module, args) = conformance_spec::hlo::transform::parameters_to_constants(
+        &built.module,
+        &built.args,
+        &which,
+    )?;
+    Ok(elementwise::Built { module, args })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +371,58 @@ mod tests {
         assert!(glob_match("*", "anything"));
         assert!(!glob_match("a*b*c", "acb"));
         assert!(glob_match("a*b*c", "a-b-c"));
+    }
+
+    /// `--constant-operands all` moves every operand of every combination's case into its
+    /// module (no generator error), and the module computes what the parameter form computes
+    /// (checked on the reference for the f32 cases of element-wise, data-movement and
+    /// contraction operations, whose modules have one device).
+    #[test]
+    fn constant_operands_compute_what_the_parameters_compute() {
+        use conformance_spec::Backend;
+        let catalog = Catalog::builtin().unwrap();
+        let combos = plan(&catalog, &Filters::default()).unwrap();
+        let all = GeneratorConfig {
+            constant_operands: ConstantOperands::All,
+            ..GeneratorConfig::default()
+        };
+        let reference = conformance_reference::Reference;
+        let mut compared = 0;
+        for (i, combo) in combos.iter().enumerate() {
+            let plain = case(&catalog, &combos, &GeneratorConfig::default(), 5, i as u64).unwrap();
+            let folded = case(&catalog, &combos, &all, 5, i as u64).unwrap();
+            let op = &catalog.ops()[combo.op_index];
+            let single_device = conformance_spec::collective::DeviceGrid::of(&plain.module)
+                .is_ok_and(|g| g.devices() == 1);
+            if !single_device || plain.args.iter().any(|a| !matches!(a, Literal::Array(_))) {
+                continue;
+            }
+            if folded.module == plain.module {
+                // Left alone (host transfers, whose arguments carry infeed queues).
+                assert_eq!(folded.args, plain.args, "{}", op.id);
+                continue;
+            }
+            assert!(folded.args.is_empty(), "{}: {:?}", op.id, folded.args);
+            let family = op.signature.is_elementwise()
+                || contraction::is_contraction(op.signature)
+                || !(control_flow::is_control_flow(op.signature)
+                    || linalg::is_linalg(op.signature)
+                    || random_ops::is_random(op.signature)
+                    || collective::is_collective(op.signature)
+                    || host_transfer::is_host_transfer(op.signature));
+            if combo.element_type != ElementType::F32 || !family || plain.args.is_empty() {
+                continue;
+            }
+            let want = reference.execute(&plain.module, &plain.args);
+            let got = reference.execute(&folded.module, &[]);
+            match (want, got) {
+                (Ok(w), Ok(g)) => assert!(w.logical_eq(&g), "{}:\n{}", op.id, folded.module),
+                (Err(_), Err(_)) => {}
+                (w, g) => panic!("{}: {w:?} / {g:?}", op.id),
+            }
+            compared += 1;
+        }
+        assert!(compared > 100, "{compared}");
     }
 
     /// Cases of one group share their module and differ in their inputs: for every combination

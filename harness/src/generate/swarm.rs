@@ -24,6 +24,8 @@ pub struct SwarmConfig {
     pub zero_sized: bool,
     /// Enabled value classes; never empty.
     pub values: Vec<ValueClass>,
+    /// Some operands passed as constants ([`super::ConstantOperands::Some`]).
+    pub constant_operands: bool,
 }
 
 impl SwarmConfig {
@@ -60,6 +62,7 @@ impl SwarmConfig {
             padding: rng.chance(0.5),
             zero_sized: rng.chance(0.5),
             values: subset(rng, &ValueClass::ALL),
+            constant_operands: rng.chance(0.5),
         }
     }
 
@@ -86,6 +89,9 @@ impl SwarmConfig {
         config.values.retain(|v| self.values.contains(v));
         if config.values.is_empty() {
             config.values = self.values.clone();
+        }
+        if self.constant_operands && config.constant_operands == super::ConstantOperands::Off {
+            config.constant_operands = super::ConstantOperands::Some;
         }
         config.swarm = Some(self.clone());
         config
@@ -123,11 +129,16 @@ impl fmt::Display for SwarmConfig {
         let values: Vec<&str> = self.values.iter().map(|v| v.name()).collect();
         write!(
             f,
-            "ops={} types={} layouts={} values={}",
+            "ops={} types={} layouts={} values={}{}",
             self.ops.join(","),
             types.join(","),
             layouts.join(","),
-            values.join(",")
+            values.join(","),
+            if self.constant_operands {
+                " constants=some"
+            } else {
+                ""
+            }
         )
     }
 }

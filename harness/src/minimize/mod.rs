@@ -28,7 +28,7 @@ mod linalg;
 mod random_ops;
 pub mod structured;
 
-use crate::check::{check, Verdict};
+use crate::check::{check, BackendOutcome, Verdict};
 use crate::compare::DiffClass;
 use crate::corpus::{CorpusCase, CorpusInput, Provenance as CorpusProvenance};
 use crate::executor::Stage;
@@ -82,6 +82,51 @@ impl Minimized {
             .map(|a| a.shape().element_count())
             .sum()
     }
+}
+
+/// The first disagreement of `record` that no accepted deviation of `known` explains
+/// ([`crate::known::explaining`] class by class), as a target: its backend, verdict and first
+/// unexplained class; [`target_of`] when every disagreement is explained.
+pub fn new_target_of(
+    record: &CaseRecord,
+    known: &[crate::known::KnownDeviation],
+) -> Option<Target> {
+    let new = record
+        .outcomes
+        .iter()
+        .enumerate()
+        .find_map(|(k, o)| match o.verdict {
+            Verdict::Fail => {
+                let cmp = o.comparison.as_ref()?;
+                cmp.classes.keys().copied().find_map(|class| {
+                    let single = BackendOutcome {
+                        comparison: Some(crate::compare::Comparison {
+                            classes: [(class, 1)].into_iter().collect(),
+                            ..crate::compare::Comparison::default()
+                        }),
+                        ..o.clone()
+                    };
+                    crate::known::explaining(known, &record.op, &record.dtype, &single)
+                        .is_empty()
+                        .then_some(Target {
+                            backend: k + 1,
+                            verdict: o.verdict,
+                            class: Some(class),
+                        })
+                })
+            }
+            Verdict::Error | Verdict::Timeout => {
+                crate::known::explaining(known, &record.op, &record.dtype, o)
+                    .is_empty()
+                    .then_some(Target {
+                        backend: k + 1,
+                        verdict: o.verdict,
+                        class: None,
+                    })
+            }
+            _ => None,
+        });
+    new.or_else(|| target_of(record))
 }
 
 /// The first disagreement of `record` as a target: its first failing backend, verdict, and the
@@ -591,20 +636,23 @@ fn convert_bits(from: ElementType, to: ElementType, bits: u128) -> Option<u128> 
     }
 }
 
-/// Minimizes the case of `record` (its first disagreement) and writes it to `dir`.
+/// Minimizes the case of `record` (its first disagreement that no accepted deviation of `known`
+/// explains, [`new_target_of`]) and writes it to `dir`.
 ///
 /// Errors: the record shows no disagreement, the catalog lacks its op, minimization found the
 /// case no longer failing, or the file cannot be written.
+#[allow(clippy::too_many_arguments)]
 pub fn minimize_and_save(
     catalog: &Catalog,
     module: &HloModule,
     args: &[Literal],
     backends: &[&dyn Backend],
     record: &CaseRecord,
+    known: &[crate::known::KnownDeviation],
     provenance: Provenance,
     dir: &Path,
 ) -> Result<PathBuf, String> {
-    let target = target_of(record).ok_or("the case shows no disagreement")?;
+    let target = new_target_of(record, known).ok_or("the case shows no disagreement")?;
     let op = catalog
         .op(&record.op)
         .ok_or_else(|| format!("no catalog entry `{}`", record.op))?;

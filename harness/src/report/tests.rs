@@ -30,6 +30,7 @@ fn start(seed: u64, shard: Option<(u64, u64)>, ops: &[&str]) -> ResultLine {
         swarm: None,
         graphs: false,
         inputs_per_module: 1,
+        constant_operands: None,
         started_unix: 1_700_000_000,
         resumed: false,
     })

@@ -1,8 +1,10 @@
 //! Semantics-preserving rewrites of a module that let the harness check a dump as XLA's own
 //! passes would see it: [`inline_calls`] (XLA's call inliner) and [`with_root`] (re-rooting the
-//! entry computation with dead-code elimination).
+//! entry computation with dead-code elimination); and [`parameters_to_constants`], which moves
+//! arguments into the module so that a compiler evaluates the operation at compile time.
 
 use super::ir::{HloComputation, HloInstruction, HloModule, Opcode};
+use crate::literal::Literal;
 use std::collections::HashSet;
 
 /// How deep `call`s may nest before [`inline_calls`] reports a cycle.
@@ -180,6 +182,90 @@ pub fn with_root(module: &HloModule, root: usize) -> HloModule {
         root: index[root],
     };
     without_unused_computations(m)
+}
+
+/// `module` with the entry parameters whose number `n` has `which[n]` replaced by `constant`
+/// instructions holding `args[n]` (same name and shape, layout included), the other parameters
+/// renumbered in order; and the arguments left to pass. The module computes the same values: a
+/// compiler may now fold the operation at compile time, through other code than its kernels
+/// (XLA's constant folding runs its HloEvaluator).
+///
+/// Errors: `args` or `which` not one per entry parameter, a chosen argument that is not an array
+/// or whose shape (dimensions and element type) differs from its parameter's. An
+/// `entry_computation_layout` header attribute, which lists the parameters, is dropped.
+pub fn parameters_to_constants(
+    module: &HloModule,
+    args: &[Literal],
+    which: &[bool],
+) -> Result<(HloModule, Vec<Literal>), String> {
+    let entry = module.entry_computation();
+    let count = entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == Opcode::Parameter)
+        .count();
+    if args.len() != count || which.len() != count {
+        return Err(format!(
+            "{count} entry parameters, {} arguments and {} choices",
+            args.len(),
+            which.len()
+        ));
+    }
+    let mut m = module.clone();
+    let mut kept = Vec::new();
+    let mut renumbered = Vec::with_capacity(count);
+    let mut next = 0i64;
+    for n in 0..count {
+        if which[n] {
+            renumbered.push(None);
+        } else {
+            renumbered.push(Some(next));
+            next += 1;
+            kept.push(args[n].clone());
+        }
+    }
+    for instruction in &mut m.computations[m.entry].instructions {
+        if instruction.opcode != Opcode::Parameter {
+            continue;
+        }
+        let n = instruction
+            .parameter_number
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n < count)
+            .ok_or_else(|| {
+                format!(
+                    "parameter `{}` has no number below {count}",
+                    instruction.name
+                )
+            })?;
+        match renumbered[n] {
+            Some(k) => instruction.parameter_number = Some(k),
+            None => {
+                let Literal::Array(a) = &args[n] else {
+                    return Err(format!("argument {n} is not an array"));
+                };
+                let Some(shape) = instruction.shape.as_array() else {
+                    return Err(format!("parameter {n} is not an array"));
+                };
+                if a.dimensions() != shape.dimensions.as_slice()
+                    || a.element_type() != shape.element_type
+                {
+                    return Err(format!(
+                        "argument {n} is {}, its parameter {}",
+                        a.shape(),
+                        shape
+                    ));
+                }
+                instruction.opcode = Opcode::Constant;
+                instruction.parameter_number = None;
+                instruction.literal = Some(Literal::Array(a.relayout(shape.layout.clone())));
+                instruction.attributes.clear();
+            }
+        }
+    }
+    m.header_attributes
+        .retain(|a| a.name != "entry_computation_layout");
+    Ok((m, kept))
 }
 
 /// `m` without the computations that the entry does not reach through called computations.
@@ -385,5 +471,40 @@ ENTRY main {
         let b = with_root(&m, 3);
         assert_eq!(names(b.entry_computation()), ["x", "y", "b"]);
         assert_eq!(b.entry_computation().instructions[2].operands, [1]);
+    }
+
+    #[test]
+    fn chosen_parameters_become_constants_and_the_rest_are_renumbered() {
+        let m = parse_module(
+            "HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = s32[2,2]{0,1} parameter(1)\n  \
+             c = f32[2]{0} parameter(2)\n  s = f32[2]{0} add(a, c)\n  ROOT t = (f32[2]{0}, s32[2,2]{0,1}) tuple(s, b)\n}",
+        )
+        .unwrap();
+        let lit = |t: &str| crate::hlo::parse_literal(t).unwrap();
+        let args = [
+            lit("f32[2] {1, 2}"),
+            lit("s32[2,2] {{1, 2}, {3, 4}}"),
+            lit("f32[2] {5, 6}"),
+        ];
+        let (c, rest) = parameters_to_constants(&m, &args, &[false, true, true]).unwrap();
+        assert_eq!(rest, vec![args[0].clone()]);
+        let e = c.entry_computation();
+        let b = e.instructions.iter().find(|i| i.name == "b").unwrap();
+        assert_eq!(b.opcode, Opcode::Constant);
+        // The constant keeps its parameter's layout and the argument's logical values.
+        assert_eq!(b.shape.to_string(), "s32[2,2]{0,1}");
+        assert!(b.literal.as_ref().unwrap().logical_eq(&args[1]));
+        let a = e.instructions.iter().find(|i| i.name == "a").unwrap();
+        assert_eq!((a.opcode, a.parameter_number), (Opcode::Parameter, Some(0)));
+        // It prints and parses back as the same module.
+        let again = parse_module(&c.to_string()).unwrap();
+        assert_eq!(again.to_string(), c.to_string());
+        // Every parameter a constant: no arguments left.
+        let (_, none) = parameters_to_constants(&m, &args, &[true, true, true]).unwrap();
+        assert!(none.is_empty());
+        // Wrong counts or shapes are errors.
+        assert!(parameters_to_constants(&m, &args[..2], &[true, true]).is_err());
+        let wrong = [lit("f32[3] {1, 2, 3}"), args[1].clone(), args[2].clone()];
+        assert!(parameters_to_constants(&m, &wrong, &[true, false, false]).is_err());
     }
 }
