@@ -149,15 +149,38 @@ struct Oracle<'a> {
     backends: Vec<&'a dyn Backend>,
     target: Target,
     attempts: usize,
+    /// Parameters folded back into constants before every check (the mask of
+    /// [`conformance_spec::hlo::transform::parameters_to_constants`]): a case whose operands
+    /// are constants is shrunk through its arguments but always checked with constants.
+    fold: Option<Vec<bool>>,
 }
 
 impl Oracle<'_> {
+    /// The case as the backends see it: `fold`'s parameters back into constants (`None` when
+    /// they no longer fold: a candidate that changed the parameters).
+    fn as_checked(
+        &self,
+        module: &HloModule,
+        args: &[Literal],
+    ) -> Option<(HloModule, Vec<Literal>)> {
+        match &self.fold {
+            None => Some((module.clone(), args.to_vec())),
+            Some(mask) => {
+                conformance_spec::hlo::transform::parameters_to_constants(module, args, mask).ok()
+            }
+        }
+    }
+
     /// True when the case still shows the target disagreement.
     fn fails(&mut self, module: &HloModule, args: &[Literal]) -> bool {
         self.attempts += 1;
         if conformance_spec::shape_inference::verify_module(module).is_err() {
             return false;
         }
+        let Some((module, args)) = self.as_checked(module, args) else {
+            return false;
+        };
+        let (module, args) = (&module, args.as_slice());
         // Control flow is judged as the sweep judges it (trip by trip, see
         // `graph::check_operation`).
         let outcome = match conformance_spec::catalog::shared() {
@@ -190,7 +213,8 @@ impl Oracle<'_> {
 
     /// The first element index (row-major) that shows the target class, on the current case.
     fn failing_index(&self, module: &HloModule, args: &[Literal]) -> Option<Vec<i64>> {
-        let outcome = check(self.op, module, args, &self.backends, &Stage::default());
+        let (module, args) = self.as_checked(module, args)?;
+        let outcome = check(self.op, &module, &args, &self.backends, &Stage::default());
         let c = outcome.outcomes.first()?.comparison.as_ref()?;
         c.diffs
             .iter()
@@ -283,6 +307,34 @@ pub fn minimize(
     backends: &[&dyn Backend],
     target: Target,
 ) -> Result<Minimized, String> {
+    // Operands passed as constants (`--constant-operands`) are shrunk like arguments and folded
+    // back into the module for every check, so the case stays one a compiler can fold.
+    use conformance_spec::hlo::transform::{parameters_to_constants, root_constants_to_parameters};
+    if let Some((lifted, values, mask)) = root_constants_to_parameters(module) {
+        let mut all = args.to_vec();
+        all.extend(values);
+        if let Ok(m) = minimize_with(op, &lifted, &all, backends, target, Some(mask.clone())) {
+            if let Ok((module, args)) = parameters_to_constants(&m.module, &m.args, &mask) {
+                return Ok(Minimized {
+                    module,
+                    args,
+                    attempts: m.attempts,
+                });
+            }
+        }
+    }
+    minimize_with(op, module, args, backends, target, None)
+}
+
+/// [`minimize`] with the oracle folding `fold`'s parameters into constants before each check.
+fn minimize_with(
+    op: &OpEntry,
+    module: &HloModule,
+    args: &[Literal],
+    backends: &[&dyn Backend],
+    target: Target,
+    fold: Option<Vec<bool>>,
+) -> Result<Minimized, String> {
     let under_test = *backends
         .get(target.backend)
         .ok_or("the target backend is not among the backends")?;
@@ -291,6 +343,7 @@ pub fn minimize(
         backends: vec![backends[0], under_test],
         target,
         attempts: 0,
+        fold,
     };
     if !oracle.fails(module, args) {
         return Err("the case does not show the disagreement".into());

@@ -268,6 +268,46 @@ pub fn parameters_to_constants(
     Ok((m, kept))
 }
 
+/// The inverse of [`parameters_to_constants`] for the array constants the entry root reads:
+/// each becomes a parameter numbered after the existing ones. Returns the module, the
+/// constants' values (the new parameters' arguments, in order) and the mask that
+/// [`parameters_to_constants`] takes to fold them back (true for the new parameters); `None`
+/// when the root reads no array constant.
+pub fn root_constants_to_parameters(
+    module: &HloModule,
+) -> Option<(HloModule, Vec<Literal>, Vec<bool>)> {
+    let entry = module.entry_computation();
+    let root = &entry.instructions[entry.root];
+    let count = entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == Opcode::Parameter)
+        .count();
+    let mut m = module.clone();
+    let mut values = Vec::new();
+    let mut seen = HashSet::new();
+    for &o in &root.operands {
+        let i = &mut m.computations[m.entry].instructions[o];
+        let is_array_constant = i.opcode == Opcode::Constant
+            && i.shape.as_array().is_some()
+            && matches!(i.literal, Some(Literal::Array(_)));
+        if !is_array_constant || !seen.insert(o) {
+            continue;
+        }
+        values.push(i.literal.take().expect("checked"));
+        i.opcode = Opcode::Parameter;
+        i.parameter_number = Some((count + values.len() - 1) as i64);
+        i.attributes.clear();
+    }
+    if values.is_empty() {
+        return None;
+    }
+    m.header_attributes
+        .retain(|a| a.name != "entry_computation_layout");
+    let mask = (0..count + values.len()).map(|n| n >= count).collect();
+    Some((m, values, mask))
+}
+
 /// `m` without the computations that the entry does not reach through called computations.
 fn without_unused_computations(mut m: HloModule) -> HloModule {
     let mut reached = vec![false; m.computations.len()];
@@ -502,6 +542,16 @@ ENTRY main {
         // Every parameter a constant: no arguments left.
         let (_, none) = parameters_to_constants(&m, &args, &[true, true, true]).unwrap();
         assert!(none.is_empty());
+        // The root's constants back to parameters, and folded again: the same module.
+        let (lifted, values, mask) = root_constants_to_parameters(&c).unwrap();
+        assert_eq!(values.len(), 1, "the root reads the constant b once");
+        assert_eq!(mask, vec![false, true]);
+        let mut all_args = rest.clone();
+        all_args.extend(values);
+        let (again, left) = parameters_to_constants(&lifted, &all_args, &mask).unwrap();
+        assert_eq!(left, rest);
+        assert_eq!(again.to_string(), c.to_string());
+        assert!(root_constants_to_parameters(&m).is_none());
         // Wrong counts or shapes are errors.
         assert!(parameters_to_constants(&m, &args[..2], &[true, true]).is_err());
         let wrong = [lit("f32[3] {1, 2, 3}"), args[1].clone(), args[2].clone()];
