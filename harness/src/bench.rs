@@ -378,10 +378,33 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// `conformance bench`: times `cases` (all when empty) on `names` and prints one line per case
-/// with each backend's median and the ratio of the first backend's time to each other's (a
-/// backend that is not installed is left out, with one line on standard error). Exit 0; 2 for an
-/// unknown case or backend; 3 when a backend fails a case (the others are still timed).
+/// `machine: MODEL (N CPUs), fast kernels: ISA`: the CPU model (`/proc/cpuinfo`'s `model name`,
+/// `unknown CPU` elsewhere), the logical CPUs this process may use, and the instruction set
+/// `fast` selects at run time ([`conformance_fast::kernels::Isa::detect`]).
+pub fn machine_line() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let isa = match conformance_fast::kernels::Isa::detect() {
+        conformance_fast::kernels::Isa::Avx512 => "AVX-512F",
+        conformance_fast::kernels::Isa::Avx2Fma => "AVX2+FMA",
+        conformance_fast::kernels::Isa::Scalar => "scalar",
+    };
+    format!("machine: {model} ({cpus} CPUs), fast kernels: {isa}")
+}
+
+/// `conformance bench`: times `cases` (all when empty) on `names` and prints a header naming the
+/// machine ([`machine_line`]), then one line per case with each backend's median and the ratio
+/// of the first backend's time to each other's (a backend that is not installed is left out,
+/// with one line on standard error). Exit 0; 2 for an unknown case or backend; 3 when a backend
+/// fails a case (the others are still timed).
 pub fn bench_command(
     names: &[String],
     cases: &[String],
@@ -430,6 +453,8 @@ pub fn bench_command(
     }
     let first = shown[0];
     let io = |e: std::io::Error| (3, e.to_string());
+    // Every figure names its machine: the CPU and the instruction set fast's kernels use.
+    writeln!(out, "{}", machine_line()).map_err(io)?;
     write!(out, "{:<30}", "case").map_err(io)?;
     for n in &shown {
         write!(out, " {:>22}", n).map_err(io)?;
@@ -536,5 +561,14 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("dot_f32_256"), "{text}");
         assert!(text.contains("fast/fast"), "{text}");
+        // The header names the machine and the instruction set.
+        let first = text.lines().next().unwrap();
+        assert!(first.starts_with("machine: "), "{text}");
+        assert!(
+            ["AVX-512F", "AVX2+FMA", "scalar"]
+                .iter()
+                .any(|isa| first.ends_with(&format!("fast kernels: {isa}"))),
+            "{first}"
+        );
     }
 }

@@ -346,7 +346,10 @@ pub fn element_allowances(
 }
 
 /// Per element of a sum (dot, convolution, a sum reduction), the error bound of summation in any
-/// order (catalog `tolerance.accumulation`): `γ(n)·Σ|terms|` with `γ(n) = n·u/(1 − n·u)`, `u` the
+/// order (catalog `tolerance.accumulation`), and of a product reduction the error bound of
+/// multiplication in any order (`n` roundings of the exact product, plus the slack of roundings
+/// in the subnormal range: `conformance_reference::contraction::exact_product`):
+/// `γ(n)·Σ|terms|` with `γ(n) = n·u/(1 − n·u)`, `u` the
 /// unit roundoff of the accumulation type, `n` the number of terms (plus 2 for complex results,
 /// whose products round twice more) and `Σ|terms|` from the exact reference
 /// ([`conformance_reference::accumulation_bounds`]). Masked where Σ|terms| exceeds the
@@ -400,10 +403,14 @@ fn accumulation_allowances(
                             // An infinite or NaN term: the exact infinity (or NaN), or NaN where
                             // finite terms overflow to the opposite infinity in some order.
                             Allowance::OrNan(Box::new(Allowance::Budget))
-                        } else if nu >= 1.0 || b.abs_sum * (1.0 + 2.0 * nu) > f.max_finite() {
+                        } else if nu >= 1.0
+                            || b.abs_sum * (1.0 + 2.0 * nu) > f.max_finite()
+                            || !b.slack.is_finite()
+                        {
+                            // Some orders overflow (or the bound is meaningless).
                             Allowance::Masked
                         } else {
-                            Allowance::within(nu / (1.0 - nu) * b.abs_sum)
+                            Allowance::within(nu / (1.0 - nu) * b.abs_sum + b.slack)
                         }
                     }
                     _ => Allowance::Budget,

@@ -377,7 +377,7 @@ impl Step<'_> {
             for (acc, b) in out.iter_mut().zip(leaves.first().into_iter().flatten()) {
                 let nu = b.terms as f64 * u;
                 *acc = if nu < 1.0 {
-                    nu / (1.0 - nu) * b.abs_sum
+                    nu / (1.0 - nu) * b.abs_sum + b.slack
                 } else {
                     f64::INFINITY
                 };

@@ -220,10 +220,12 @@ impl Accumulator {
             None => AccumulationBound {
                 terms: 0,
                 abs_sum: 0.0,
+                slack: 0.0,
             },
             Some(m) => AccumulationBound {
                 terms: m.terms,
                 abs_sum: m.re.round_up_f64().max(m.im.round_up_f64()),
+                slack: 0.0,
             },
         }
     }

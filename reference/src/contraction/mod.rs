@@ -20,6 +20,7 @@
 pub mod accumulator;
 pub mod convolution;
 pub mod dot;
+pub mod exact_product;
 pub mod exact_sum;
 pub mod reduce;
 pub mod reduce_window;
@@ -45,8 +46,12 @@ pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[
     ),
 ];
 
-/// What the tolerance of one output element of a sum needs (issue 5: |got − exact| <=
-/// γ(n)·Σ|terms| + ½ ulp(exact)).
+/// What the tolerance of one output element of a sum (or a product reducer's product) needs
+/// (issue 5: |got − exact| <= γ(n)·Σ|terms| + slack + ½ ulp(exact)).
+///
+/// For a product reducer ([`exact_product`]): `terms` counts the roundings (factors − 1),
+/// `abs_sum` is |exact product| rounded up, and `slack` the absolute error roundings in the
+/// subnormal range may add.
 ///
 /// - `terms`: the number of terms summed, the init value included for reductions. For a complex
 ///   result it counts the real terms of ONE component: a complex product contributes two
@@ -60,6 +65,8 @@ pub(crate) const HANDLERS: &[(Opcode, Handler)] = &[
 pub struct AccumulationBound {
     pub terms: u64,
     pub abs_sum: f64,
+    /// An absolute error allowed on top of `γ(terms)·abs_sum` (0 for sums).
+    pub slack: f64,
 }
 
 /// Per output element of the entry computation's root, the bound inputs of its sum (see
@@ -68,7 +75,8 @@ pub struct AccumulationBound {
 ///
 /// `Some` only when the root is `dot`, `convolution`, or a `reduce`, `reduce-window` or
 /// `select-and-scatter` whose reducer (`to_apply` / `scatter`) is a plain sum (its root is `add`
-/// of its two parameters, one operand); `None` for every other root (max/min or arbitrary
+/// of its two parameters, one operand), or a `reduce` or `reduce-window` whose reducer is a real
+/// floating-point product (`multiply`); `None` for every other root (max/min or arbitrary
 /// reducers, other opcodes) and for a root whose operands carry runtime (dynamic) sizes.
 ///
 /// Errors: those of [`interpreter::execute`] for the root's operands, and of the root itself
@@ -115,7 +123,9 @@ pub fn accumulation_bounds(
         } else {
             "to_apply"
         };
-        if !reducer::is_sum_computation(module, root, name) {
+        if !reducer::is_sum_computation(module, root, name)
+            && !reducer::is_product_computation(module, root, name)
+        {
             return Ok(None);
         }
     }

@@ -7,13 +7,15 @@
 //! N results, a tuple when N > 1). The result keeps the other dimensions in their order: an array
 //! (N = 1) or a tuple of N arrays.
 //!
-//! Evaluation ([`super::reducer`]): a plain sum is exact (init + every element, rounded once);
-//! any other computation runs in the canonical order, init first, then the elements in
+//! Evaluation ([`super::reducer`]): a plain sum is exact (init + every element, rounded once), as
+//! is a real product (init × every element, rounded once); any other computation runs in the canonical order, init first, then the elements in
 //! row-major order of the reduced index space (the reduced dimensions in increasing order),
 //! `f(...f(f(init, e0), e1)..., en)` — seed 004's variadic example's `f_0 = f(I_V, I_K, V_0,
 //! K_0)`, `f_1 = f(f_0, V_1, K_1)`, ... — which makes argmax a (value, index) reduction.
 
 use super::accumulator::{decode_array, Accumulator, Mode};
+use super::exact_product::ExactProduct;
+use super::exact_sum::Real;
 use super::reducer::Reducer;
 use super::{
     array_from_row_major, arrays, collate, dimension, expect_dims, invalid, result_shapes,
@@ -126,6 +128,25 @@ pub(crate) fn reduce_each(
                 bounds.push(acc.bound());
             }
         });
+    } else if reducer.is_product() {
+        let fmt = inputs.types[0]
+            .float_format()
+            .ok_or_else(|| BackendError::Invalid(format!("{op}: a product of a non-float type")))?;
+        let bits = inputs.arrays[0].logical_bits();
+        let init = Real::from_bits(fmt, inputs.inits[0] as u64);
+        index::for_each_index(out_dims, |j| {
+            offsets.clear();
+            elements(j, &mut offsets);
+            let mut p = ExactProduct::new();
+            p.multiply(init);
+            for &o in &offsets {
+                p.multiply(Real::from_bits(fmt, bits[o] as u64));
+            }
+            results[0].push(u128::from(p.round_to(fmt)));
+            if track {
+                bounds.push(p.bound(fmt));
+            }
+        });
     } else {
         let bits: Vec<Vec<u128>> = inputs.arrays.iter().map(|a| a.logical_bits()).collect();
         let mut element = vec![0u128; n];
@@ -161,7 +182,10 @@ pub(crate) fn reduce_each(
         .zip(&results)
         .map(|(s, bits)| array_from_row_major(s, bits))
         .collect();
-    Ok((arrays, (track && reducer.is_sum()).then_some(bounds)))
+    Ok((
+        arrays,
+        (track && (reducer.is_sum() || reducer.is_product())).then_some(bounds),
+    ))
 }
 
 /// Runs the reduction of `reduce` and `reduce-window` (`op` names it in errors): the

@@ -7,6 +7,9 @@
 //! - a plain SUM (one operand; the computation's root is `add` of its two parameters) is
 //!   evaluated EXACTLY: the exact sum of the init value and every element, rounded once
 //!   ([`super::accumulator`]);
+//! - a real floating-point PRODUCT (the root is `multiply` of the two parameters, in a reduce or
+//!   reduce-window of one operand) is evaluated EXACTLY too: the exact product of the init value
+//!   and every element, rounded once ([`super::exact_product`]), with a bound for any order;
 //! - any other computation is applied in the canonical order: init first, then the elements in
 //!   row-major order of the reduced index space (`f(...f(f(init, e0), e1)..., en)`, accumulators
 //!   as the first N arguments, as in the seed's variadic example). A computation whose root is a
@@ -28,6 +31,9 @@ use conformance_spec::BackendError;
 pub enum Reducer {
     /// `add(p0, p1)`: summed exactly by the caller.
     Sum,
+    /// `multiply(p0, p1)` of a real floating-point type: multiplied exactly by the caller
+    /// ([`super::exact_product`]), the order being the backend's to choose.
+    Product,
     /// One element-wise binary operation of the two parameters: `f([a, b])`, with the
     /// arguments swapped when the root reads `(p1, p0)`.
     Direct { f: ElementFn, swapped: bool },
@@ -103,9 +109,28 @@ pub fn is_sum_computation(module: &HloModule, instr: &HloInstruction, attr: &str
             .is_some_and(|(root, _)| root.opcode == Opcode::Add)
 }
 
+/// True when computation `attr` of `instr` is a product of a real floating-point type (its root
+/// is `multiply` of its two scalar parameters) and `instr` is a `reduce` or `reduce-window` of
+/// one operand.
+pub fn is_product_computation(module: &HloModule, instr: &HloInstruction, attr: &str) -> bool {
+    matches!(instr.opcode, Opcode::Reduce | Opcode::ReduceWindow)
+        && instr.operands.len() == 2
+        && called(module, instr, attr)
+            .ok()
+            .and_then(binary_of_parameters)
+            .is_some_and(|(root, _)| {
+                root.opcode == Opcode::Multiply
+                    && root
+                        .shape
+                        .as_array()
+                        .is_some_and(|a| a.element_type.is_float())
+            })
+}
+
 /// The bounds of every result element (one leaf), as [`super::accumulation_bounds`] reports
-/// them, when the computation `attr` of `instr` is a plain sum ([`is_sum_computation`]);
-/// `Ok(None)` otherwise. `evaluate(track)` evaluates the instruction, with `track` = true here.
+/// them, when the computation `attr` of `instr` is a plain sum ([`is_sum_computation`]) or a real
+/// product ([`is_product_computation`]); `Ok(None)` otherwise. `evaluate(track)` evaluates the
+/// instruction, with `track` = true here.
 ///
 /// Errors: those of `evaluate`.
 pub(crate) fn bounds_of_sum<T>(
@@ -114,7 +139,9 @@ pub(crate) fn bounds_of_sum<T>(
     attr: &str,
     evaluate: impl FnOnce(bool) -> Result<(T, Option<Vec<AccumulationBound>>), BackendError>,
 ) -> Result<Option<Vec<Vec<AccumulationBound>>>, BackendError> {
-    if !is_sum_computation(ctx.module, instr, attr) {
+    if !is_sum_computation(ctx.module, instr, attr)
+        && !is_product_computation(ctx.module, instr, attr)
+    {
         return Ok(None);
     }
     evaluate(true).map(|(_, b)| b.map(|b| vec![b]))
@@ -148,6 +175,15 @@ impl Reducer {
                     if root.opcode == Opcode::Add && exact_sum && result == types[0] {
                         return Ok(Reducer::Sum);
                     }
+                    let reduction = matches!(instr.opcode, Opcode::Reduce | Opcode::ReduceWindow);
+                    if root.opcode == Opcode::Multiply
+                        && exact_sum
+                        && reduction
+                        && result == types[0]
+                        && types[0].is_float()
+                    {
+                        return Ok(Reducer::Product);
+                    }
                     if elementwise::is_elementwise(root.opcode) {
                         let f = elementwise::prepare(root, &[types[0], types[0]], result)?;
                         return Ok(Reducer::Direct { f, swapped });
@@ -163,6 +199,11 @@ impl Reducer {
     /// True for [`Reducer::Sum`].
     pub fn is_sum(&self) -> bool {
         matches!(self, Reducer::Sum)
+    }
+
+    /// True for [`Reducer::Product`].
+    pub fn is_product(&self) -> bool {
+        matches!(self, Reducer::Product)
     }
 
     /// Applies the computation to N accumulator bits and N element bits (types `types`), giving N
@@ -181,6 +222,7 @@ impl Reducer {
     ) -> Result<Vec<u128>, BackendError> {
         match self {
             Reducer::Sum => invalid("a sum reducer is accumulated exactly, not applied"),
+            Reducer::Product => invalid("a product reducer is multiplied exactly, not applied"),
             Reducer::Direct { f, swapped } => {
                 let args = if *swapped {
                     [elements[0], acc[0]]

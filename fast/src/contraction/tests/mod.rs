@@ -333,3 +333,38 @@ fn simd_sum_is_the_scalar_sum_bit_for_bit() {
     assert_eq!(simd::sum_f32(&[-0.0; 3]).to_bits(), (-0.0f32).to_bits());
     assert_eq!(simd::sum_f32(&[]).to_bits(), (-0.0f32).to_bits());
 }
+
+#[test]
+fn every_available_sum_path_gives_the_scalar_bits() {
+    // AVX-512F and AVX2 where this CPU has them (the scalar path always), on every tail length
+    // and on values whose sums depend on the order (mixed signs and magnitudes, -0, infinities).
+    let mut rng = Rng(11);
+    let isas = crate::kernels::Isa::available();
+    for len in (0..200).chain([257, 4099, 65_537]) {
+        let x: Vec<f32> = (0..len)
+            .map(|k| match k % 97 {
+                13 => -0.0,
+                41 if len > 150 => f32::INFINITY,
+                _ => ((rng.unit() - 0.5) * 1e3) as f32 * 10f32.powi(k % 7 - 3),
+            })
+            .collect();
+        let want = simd::sum_f32_scalar(&x).to_bits();
+        for &isa in &isas {
+            assert_eq!(
+                simd::sum_f32_with(isa, &x).to_bits(),
+                want,
+                "{isa:?} len {len}"
+            );
+        }
+    }
+    for &isa in &isas {
+        for len in 0..70 {
+            let x = vec![-0.0f32; len];
+            assert_eq!(
+                simd::sum_f32_with(isa, &x).to_bits(),
+                (-0.0f32).to_bits(),
+                "{isa:?}"
+            );
+        }
+    }
+}
