@@ -144,7 +144,14 @@ fn f8_binary_operations_are_correctly_rounded_for_every_pair() {
             let got = out.as_array().unwrap().logical_bits();
             for i in 0..got.len() {
                 let (x, y) = (fmt.decode(a[i] as u64), fmt.decode(b[i] as u64));
-                let want = mpfr::round_to(&mpfr::binary(op, x, y).unwrap(), fmt);
+                // pow of a signaling NaN (f8e5m2 has them) is NaN (IEEE 754-2019 §9.2.1).
+                let signaling = op == Opcode::Power
+                    && (fmt.is_signaling_nan(a[i] as u64) || fmt.is_signaling_nan(b[i] as u64));
+                let want = if signaling {
+                    fmt.nan_bits()
+                } else {
+                    mpfr::round_to(&mpfr::binary(op, x, y).unwrap(), fmt)
+                };
                 if mpfr::ulps(fmt, want, got[i] as u64) != 0 && failures.len() < 20 {
                     failures.push(format!(
                         "{ty} {op}({x}, {y}): got {:#x}, want {want:#x}",

@@ -228,6 +228,14 @@ impl FloatFormat {
         }
     }
 
+    /// True for a signaling NaN (IEEE 754 §6.2.1: a NaN whose most significant stored fraction bit
+    /// is 0). Only IEEE-encoded formats have them: the single NaN of an FN or FNUZ format is quiet.
+    pub fn is_signaling_nan(&self, bits: u64) -> bool {
+        self.special == SpecialEncoding::Ieee
+            && self.classify(bits) == FloatClass::Nan
+            && bits & (1u64 << (self.mantissa_bits - 1)) == 0
+    }
+
     /// Bits of −0, or of +0 in formats that have no −0.
     pub fn negative_zero_bits(&self) -> u64 {
         if self.has_negative_zero() {

@@ -20,7 +20,7 @@ use crate::buffer::In;
 use crate::kernels::arith::{stream_f32, Arith};
 use crate::kernels::{libm64, Isa};
 use crate::parallel::{map2, Exec};
-use conformance_spec::element_type::TypeKind;
+use conformance_spec::element_type::{FloatFormat, TypeKind};
 use conformance_spec::{BackendError, ElementType, Opcode};
 
 /// Outputs from this many elements (16 MiB of f32, beyond the caches) use streaming stores.
@@ -133,6 +133,11 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
         Opcode::Atan2 => libm64::atan2_for_narrower,
         _ => f,
     };
+    // pow of a signaling NaN is NaN: IEEE 754-2019 §9.2.1 exempts only the quiet NaN from
+    // pow(x, ±0) = 1 and pow(1, y) = 1. Widening f32 and narrower operands to f64 would quiet it.
+    let signals = |fmt: FloatFormat, x: u64, y: u64| {
+        op == Opcode::Power && (fmt.is_signaling_nan(x) || fmt.is_signaling_nan(y))
+    };
     Ok(match ty {
         ElementType::F64 => {
             let (a, b) = (
@@ -188,7 +193,11 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                 let exec = exec.heavy();
                 return Ok(with_output::<f32>(n, |o| {
                     map2(exec, a.view(), b.view(), o, |x, y| {
-                        g(x as f64, y as f64) as f32
+                        if signals(FloatFormat::F32, x.to_bits().into(), y.to_bits().into()) {
+                            f32::NAN
+                        } else {
+                            g(x as f64, y as f64) as f32
+                        }
                     })
                 }));
             }
@@ -243,6 +252,9 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     );
                     with_output::<u16>(n, |o| {
                         map2(exec, a.view(), b.view(), o, |x, y| {
+                            if signals(nw.fmt, x as u64, y as u64) {
+                                return nw.fmt.nan_bits() as u16;
+                            }
                             nw.encode(g(nw.decode(x as u64), nw.decode(y as u64))) as u16
                         })
                     })
@@ -259,6 +271,9 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                     let (a, b) = (ctx.operands[0].typed::<u8>(), ctx.operands[1].typed::<u8>());
                     with_output::<u8>(n, |o| {
                         map2(exec, a.view(), b.view(), o, |x, y| {
+                            if signals(nw.fmt, x as u64, y as u64) {
+                                return nw.fmt.nan_bits() as u8;
+                            }
                             nw.encode(g(nw.decode(x as u64), nw.decode(y as u64))) as u8
                         })
                     })

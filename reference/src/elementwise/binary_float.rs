@@ -5,6 +5,7 @@
 //! Arithmetic and transcendental results are MPFR's, correctly rounded at the format's precision,
 //! then placed in the format's exponent range once ([`crate::round`]).
 
+use super::core_math::{self, CrFn};
 use crate::round::{decode, is_nan, round_nearest_result};
 use conformance_spec::element_type::FloatFormat;
 use conformance_spec::hlo::ir::Opcode;
@@ -47,6 +48,28 @@ fn mpfr_binary(fmt: FloatFormat, x: u64, y: u64, f: fn(&mut Float, &Float) -> Or
     round_nearest_result(fmt, a, t)
 }
 
+/// [`mpfr_binary`] through CORE-MATH where it decides the result ([`core_math`]); builds with
+/// debug assertions check it against MPFR on every call.
+fn cr_binary(
+    fmt: FloatFormat,
+    x: u64,
+    y: u64,
+    cr: CrFn,
+    f: fn(&mut Float, &Float) -> Ordering,
+) -> u64 {
+    match cr.eval(fmt, &[x, y]) {
+        Some(bits) => {
+            debug_assert_eq!(
+                bits,
+                mpfr_binary(fmt, x, y, f),
+                "CORE-MATH and MPFR differ at ({x:#x}, {y:#x}) in {fmt:?}"
+            );
+            bits
+        }
+        None => mpfr_binary(fmt, x, y, f),
+    }
+}
+
 fn add(fmt: FloatFormat, x: u64, y: u64) -> Result<u64, BackendError> {
     Ok(mpfr_binary(fmt, x, y, |a, b| {
         a.add_assign_round(b, Round::Nearest)
@@ -71,10 +94,15 @@ fn divide(fmt: FloatFormat, x: u64, y: u64) -> Result<u64, BackendError> {
     }))
 }
 
-/// x^y with C99/IEEE 754 `pow` special values (MPFR): x^±0 = 1 and 1^y = 1 even for NaN, as XLA's
-/// evaluator also has them ("1^x = 1 and x^0 = 1").
+/// x^y with C99/IEEE 754 `pow` special values (MPFR): x^±0 = 1 and 1^y = 1 even for a quiet NaN,
+/// as XLA's evaluator also has them ("1^x = 1 and x^0 = 1"). A signaling NaN operand gives NaN
+/// (IEEE 754-2019 §9.2.1 names the quiet NaN only; §6.2 makes every operation on a signaling NaN
+/// signal invalid and deliver a quiet NaN), as XLA's CPU backend and C libraries compute it.
 fn power(fmt: FloatFormat, x: u64, y: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_binary(fmt, x, y, |a, b| {
+    if fmt.is_signaling_nan(x) || fmt.is_signaling_nan(y) {
+        return Ok(fmt.nan_bits());
+    }
+    Ok(cr_binary(fmt, x, y, core_math::POW, |a, b| {
         a.pow_assign_round(b, Round::Nearest)
     }))
 }
@@ -88,7 +116,7 @@ fn remainder(fmt: FloatFormat, x: u64, y: u64) -> Result<u64, BackendError> {
 
 /// atan2(y = lhs, x = rhs) with C99 special values (signed zeros and infinities).
 fn atan2(fmt: FloatFormat, y: u64, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_binary(fmt, y, x, |a, b| {
+    Ok(cr_binary(fmt, y, x, core_math::ATAN2, |a, b| {
         a.atan2_round(b, Round::Nearest)
     }))
 }
@@ -190,6 +218,14 @@ mod tests {
         assert_eq!(f32op(Power, &[2.0, -150.0]).to_bits(), 0);
         assert_eq!(f32op(Power, &[2.0, 128.0]), f32::INFINITY);
         assert_eq!(f64op(Power, &[10.0, 22.0]), 1e22);
+        // A signaling NaN is not covered by pow(x, ±0) = 1 nor pow(1, y) = 1.
+        let snan = f32::from_bits(0x7f81_2345);
+        assert!(f32op(Power, &[snan, 0.0]).is_nan());
+        assert!(f32op(Power, &[1.0, snan]).is_nan());
+        assert!(f32op(Power, &[-snan, -0.0]).is_nan());
+        let snan64 = f64::from_bits(0xfff1_d0d3_7d2c_baf9);
+        assert!(f64op(Power, &[snan64, -0.0]).is_nan());
+        assert_eq!(f64op(Power, &[f64::NAN, -0.0]), 1.0);
     }
 
     #[test]

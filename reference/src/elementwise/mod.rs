@@ -13,6 +13,7 @@ mod bitcast;
 pub(crate) mod compare;
 mod complex;
 pub(crate) mod convert;
+mod core_math;
 mod reduce_precision;
 mod select_clamp;
 mod special;

@@ -7,6 +7,7 @@
 //! evaluated with rigorous bounds until they round to one value ([`crate::ziv`]). Sign operations
 //! and the roundings to integral values are exact and computed directly.
 
+use super::core_math::{self, CrFn};
 use super::{ElementFn, Signature};
 use crate::round::{self, decode, is_nan, round_nearest_result};
 use crate::ziv::{self, Interval};
@@ -155,8 +156,26 @@ fn mpfr_unary(fmt: FloatFormat, x: u64, f: fn(&mut Float) -> Ordering) -> u64 {
     round_nearest_result(fmt, v, ternary)
 }
 
+/// [`mpfr_unary`] through CORE-MATH where it decides the result ([`core_math`]); builds with debug
+/// assertions check it against MPFR on every call.
+fn cr_unary(fmt: FloatFormat, x: u64, cr: CrFn, f: fn(&mut Float) -> Ordering) -> u64 {
+    match cr.eval(fmt, &[x]) {
+        Some(bits) => {
+            debug_assert_eq!(
+                bits,
+                mpfr_unary(fmt, x, f),
+                "CORE-MATH and MPFR differ at {x:#x} in {fmt:?}"
+            );
+            bits
+        }
+        None => mpfr_unary(fmt, x, f),
+    }
+}
+
 fn sqrt(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.sqrt_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::SQRT, |v| {
+        v.sqrt_round(Round::Nearest)
+    }))
 }
 
 /// 1/√x. Seed 004 defines Rsqrt as `1.0 / sqrt(x)`, so rsqrt(−0) = 1/(−0) = −inf (MPFR's
@@ -166,59 +185,83 @@ fn rsqrt(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
     if v == 0.0 && v.is_sign_negative() {
         return Ok(round::infinity_bits(fmt, true));
     }
-    Ok(mpfr_unary(fmt, x, |v| v.recip_sqrt_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::RSQRT, |v| {
+        v.recip_sqrt_round(Round::Nearest)
+    }))
 }
 
 fn cbrt(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.cbrt_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::CBRT, |v| {
+        v.cbrt_round(Round::Nearest)
+    }))
 }
 
 fn exp(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.exp_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::EXP, |v| {
+        v.exp_round(Round::Nearest)
+    }))
 }
 
 fn expm1(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.exp_m1_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::EXPM1, |v| {
+        v.exp_m1_round(Round::Nearest)
+    }))
 }
 
 fn log(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.ln_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::LOG, |v| {
+        v.ln_round(Round::Nearest)
+    }))
 }
 
 fn log1p(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.ln_1p_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::LOG1P, |v| {
+        v.ln_1p_round(Round::Nearest)
+    }))
 }
 
 fn sin(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.sin_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::SIN, |v| {
+        v.sin_round(Round::Nearest)
+    }))
 }
 
 fn cos(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.cos_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::COS, |v| {
+        v.cos_round(Round::Nearest)
+    }))
 }
 
 fn tan(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.tan_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::TAN, |v| {
+        v.tan_round(Round::Nearest)
+    }))
 }
 
 fn tanh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.tanh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::TANH, |v| {
+        v.tanh_round(Round::Nearest)
+    }))
 }
 
 fn erf(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.erf_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ERF, |v| {
+        v.erf_round(Round::Nearest)
+    }))
 }
 
 /// erfc(x) = 1 − erf(x) (CHLO `chlo.erfc`; XLA client library `math.h` `Erfc`), MPFR's: erfc(−inf)
 /// = 2, erfc(+inf) = +0, correctly rounded also where it underflows (x ≳ 10 in f32, 27 in f64).
 fn erfc(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.erfc_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ERFC, |v| {
+        v.erfc_round(Round::Nearest)
+    }))
 }
 
 /// ln|Γ(x)| (CHLO `chlo.lgamma`; XLA client library `math.h` `Lgamma`), MPFR's `lgamma`:
 /// +inf at the non-positive integers (including ±0) and at ±inf; +0 at 1 and 2.
 fn lgamma(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| {
+    Ok(cr_unary(fmt, x, core_math::LGAMMA, |v| {
         v.ln_abs_gamma_round(Round::Nearest).1
     }))
 }
@@ -236,42 +279,58 @@ pub(crate) fn digamma(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
 
 /// asin(x), |x| ≤ 1, NaN beyond (CHLO `chlo.asin`), MPFR's.
 fn asin(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.asin_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ASIN, |v| {
+        v.asin_round(Round::Nearest)
+    }))
 }
 
 /// acos(x) ∈ [0, π], |x| ≤ 1, NaN beyond (CHLO `chlo.acos`), MPFR's.
 fn acos(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.acos_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ACOS, |v| {
+        v.acos_round(Round::Nearest)
+    }))
 }
 
 /// atan(x) ∈ [−π/2, π/2], atan(±inf) = ±π/2 (CHLO `chlo.atan`), MPFR's.
 fn atan(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.atan_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ATAN, |v| {
+        v.atan_round(Round::Nearest)
+    }))
 }
 
 /// sinh(x) (CHLO `chlo.sinh`), MPFR's; overflows to ±inf.
 fn sinh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.sinh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::SINH, |v| {
+        v.sinh_round(Round::Nearest)
+    }))
 }
 
 /// cosh(x) ≥ 1 (CHLO `chlo.cosh`), MPFR's; overflows to +inf.
 fn cosh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.cosh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::COSH, |v| {
+        v.cosh_round(Round::Nearest)
+    }))
 }
 
 /// asinh(x) (CHLO `chlo.asinh`), MPFR's.
 fn asinh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.asinh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ASINH, |v| {
+        v.asinh_round(Round::Nearest)
+    }))
 }
 
 /// acosh(x) ≥ 0 for x ≥ 1, NaN below (CHLO `chlo.acosh`), MPFR's; acosh(1) = +0.
 fn acosh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.acosh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ACOSH, |v| {
+        v.acosh_round(Round::Nearest)
+    }))
 }
 
 /// atanh(x) for |x| < 1, ±inf at ±1, NaN beyond (CHLO `chlo.atanh`), MPFR's.
 fn atanh(fmt: FloatFormat, x: u64) -> Result<u64, BackendError> {
-    Ok(mpfr_unary(fmt, x, |v| v.atanh_round(Round::Nearest)))
+    Ok(cr_unary(fmt, x, core_math::ATANH, |v| {
+        v.atanh_round(Round::Nearest)
+    }))
 }
 
 /// logistic(x) = 1 / (1 + e^−x) (seed 004, Logistic), correctly rounded.

@@ -434,10 +434,15 @@ pub fn unary(op: Opcode, f: FloatFormat, x: u64) -> Result<u64, OracleError> {
 }
 
 /// The correctly rounded result of binary `op` on the bits `a`, `b` of format `f`, as bits of `f`.
-/// NaN operands follow MPFR/C99 (`pow(NaN, 0) = 1`, `pow(1, NaN) = 1`; otherwise NaN).
+/// NaN operands follow MPFR/C99 (`pow(NaN, 0) = 1`, `pow(1, NaN) = 1`; otherwise NaN), except
+/// that IEEE 754-2019 (§9.2.1 names the quiet NaN; §6.2) makes a signaling NaN operand of `pow`
+/// give NaN.
 ///
 /// Errors: [`OracleError::Unsupported`] for opcodes outside [`BINARY_OPS`].
 pub fn binary(op: Opcode, f: FloatFormat, a: u64, b: u64) -> Result<u64, OracleError> {
+    if op == Opcode::Power && (f.is_signaling_nan(a) || f.is_signaling_nan(b)) {
+        return Ok(f.nan_bits());
+    }
     let (value, ternary) = exact_binary(op, &decode(f, a), &decode(f, b))?;
     Ok(round_to_format(f, &value, ternary))
 }
