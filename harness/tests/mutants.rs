@@ -1,0 +1,124 @@
+//! The test command of mutation testing (`.cargo/mutants.toml`, `scripts/mutants`, docs/mutants.md):
+//! differential sweeps of the reference against fast, one per op family of the catalog, with fixed
+//! seeds and case budgets — what `conformance run` does, nothing of fast's own unit tests.
+//!
+//! cargo-mutants changes one place of `fast/src/` at a time and runs this binary. A sweep that
+//! finds a disagreement (or an error, a timeout, a panic) catches the mutant; a mutant no sweep
+//! catches is a hole in the harness's generators, or an equivalent change (docs/mutants.md).
+//!
+//! Each family is swept two ways: the default generator and swarm configurations (a random subset
+//! of shapes, layouts and value classes per sweep, seed 004's corners more often); multi-operation
+//! graphs of every op that chains are one more sweep. Budgets are cases, not seconds, so a run is reproducible. On the
+//! unmutated tree every sweep passes (that is the baseline cargo-mutants checks first).
+//!
+//! Run: `cargo test -p conformance --test mutants` (about a minute on 2 cores), or one family with
+//! `-- elementwise`.
+
+use conformance::generate::{plan, SwarmConfig};
+use conformance::run::{run, Budget, RunOptions};
+use conformance_spec::catalog::Catalog;
+
+/// Sweeps the ops of `family` (a catalog file stem) with `cases` cases per way, panicking with the
+/// sweep's report if any case does not pass.
+fn sweep_family(family: &str, cases: u64) {
+    let catalog = Catalog::builtin().unwrap();
+    let ops: Vec<String> = catalog
+        .ops()
+        .iter()
+        .filter(|op| catalog.family_of(&op.id) == Some(family))
+        .map(|op| op.id.clone())
+        .collect();
+    assert!(!ops.is_empty(), "no op in family {family}");
+    // Swarm sweeps: four configurations (one per seed), a quarter of the budget each.
+    let ways = [
+        ("plain", 1, cases),
+        ("swarm", 11, cases / 4),
+        ("swarm", 12, cases / 4),
+        ("swarm", 13, cases / 4),
+        ("swarm", 14, cases / 4),
+    ];
+    for (way, seed, cases) in ways {
+        let mut o = options(seed, cases);
+        o.filters.ops = ops.clone();
+        if way == "swarm" {
+            let combos = plan(&catalog, &o.filters).unwrap();
+            let swarm = SwarmConfig::from_seed(seed, &catalog, &combos);
+            o.generator = swarm.apply(&o.generator);
+        }
+        sweep(&catalog, &o, &format!("{family} ({way}, seed {seed})"));
+    }
+}
+
+/// Options of one sweep: reference against fast, one worker thread (the test harness runs the
+/// families in parallel).
+fn options(seed: u64, cases: u64) -> RunOptions {
+    let mut o = RunOptions::new(seed, Budget::Cases(cases));
+    o.workers = Some(1);
+    o
+}
+
+/// Runs a sweep and panics with its report unless every case passes.
+fn sweep(catalog: &Catalog, o: &RunOptions, what: &str) {
+    let mut report = Vec::new();
+    let summary = run(catalog, o, &mut report).unwrap();
+    assert_eq!(
+        summary.exit_code(),
+        0,
+        "{what}: the sweep found a disagreement\n{}\n{}",
+        summary.internal_errors.join("\n"),
+        String::from_utf8_lossy(&report)
+    );
+}
+
+#[test]
+fn graphs() {
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(3, 600);
+    o.graphs = true;
+    sweep(&catalog, &o, "graphs of every op that chains (seed 3)");
+}
+
+#[test]
+fn elementwise() {
+    sweep_family("elementwise", 1500);
+}
+
+#[test]
+fn chlo() {
+    sweep_family("chlo", 300);
+}
+
+#[test]
+fn data_movement() {
+    sweep_family("data_movement", 800);
+}
+
+#[test]
+fn contractions() {
+    sweep_family("contractions", 600);
+}
+
+#[test]
+fn control_flow() {
+    sweep_family("control_flow", 300);
+}
+
+#[test]
+fn linalg() {
+    sweep_family("linalg", 200);
+}
+
+#[test]
+fn lapack() {
+    sweep_family("lapack", 100);
+}
+
+#[test]
+fn random() {
+    sweep_family("random", 200);
+}
+
+#[test]
+fn collective() {
+    sweep_family("collective", 200);
+}
