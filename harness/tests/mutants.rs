@@ -64,9 +64,10 @@ fn sweep(catalog: &Catalog, o: &RunOptions, what: &str) {
     assert_eq!(
         summary.exit_code(),
         0,
-        "{what}: the sweep found a disagreement\n{}\n{}",
+        "{what}: the sweep found a disagreement\n{}\n{}\n{:#?}",
         summary.internal_errors.join("\n"),
-        String::from_utf8_lossy(&report)
+        String::from_utf8_lossy(&report),
+        summary.failures.iter().take(3).collect::<Vec<_>>()
     );
 }
 

@@ -9,7 +9,8 @@
 //! `|got − exact| <= γ(n − 1)·|exact| + (n − 1)·η·Π max(1, |x_i|)` where `η` is half the smallest
 //! subnormal of the format: a rounding in the subnormal range is an absolute error of at most
 //! `η`, and the factors multiplied in afterwards scale it by at most the product of the
-//! magnitudes above 1.
+//! magnitudes above 1. (The bound uses the whole smallest subnormal for `η`: half of f64's is
+//! not an f64.)
 //!
 //! Special values follow IEEE 754 multiplication, whatever the order: a NaN factor, or an
 //! infinity and a zero, give NaN; otherwise an infinity gives an infinity and a zero a zero, with
@@ -144,7 +145,9 @@ impl ExactProduct {
         } else {
             self.value().abs().to_f64_round(Round::Up)
         };
-        let eta = fmt.min_subnormal() / 2.0;
+        // η, half the smallest subnormal, is not an f64 for f64 itself (it rounds to 0): the
+        // whole smallest subnormal stands for it, an upper bound in every format.
+        let eta = fmt.min_subnormal();
         // Some order multiplies every factor above 1 first: when that overflows the format, an
         // order may give an infinity (or NaN) whatever the exact product: no bound.
         let slack = if self.magnitude_above_one > fmt.max_finite() {
@@ -223,6 +226,29 @@ mod tests {
         assert_eq!(bits(&[1e-30, 1e-30]), 0.0);
         assert_eq!(bits(&[1e-30, 1e-30, 1e30, 1e30]), 1.0);
         assert_eq!(bits(&[]), 1.0);
+    }
+
+    #[test]
+    fn an_f64_product_through_the_subnormal_range_is_within_the_slack() {
+        // A subnormal times 0.0092 underflows further (an absolute error up to η), then times
+        // 3.3e253: 69 ULPs of the exact product -3.25e-57, found by the mutation-testing sweeps
+        // once floats got product reducers. The slack of f64 was 0 (η = 2^-1075 rounds to 0).
+        let xs = [
+            f64::from_bits(0x000f_a622_c6a0_76b2),
+            f64::from_bits(0x3f82_e526_0b39_1713),
+            f64::from_bits(0xf481_a9f0_e71f_0663),
+        ];
+        let b = product(&xs).bound(FloatFormat::F64);
+        let exact = f64::from_bits(0xb434_6700_3a71_29ff);
+        let got = (xs[0] * xs[1]) * xs[2];
+        let nu = b.terms as f64 * f64::EPSILON / 2.0;
+        let allowed = nu / (1.0 - nu) * b.abs_sum + b.slack;
+        assert!(b.slack > 0.0);
+        assert!(
+            (got - exact).abs() <= allowed,
+            "{} > {allowed}",
+            (got - exact).abs()
+        );
     }
 
     #[test]

@@ -98,14 +98,29 @@ pub(super) fn dot_general(g: &mut Gen, ty: ElementType) -> Result<usize, String>
 
 /// ConvGeneralDilated: 1–3 spatial dimensions (3 rarely), strides, padding (negative too), lhs
 /// and rhs dilation, window reversal, a feature or a batch group count, random `dim_labels`.
+///
+/// A third of the cases are convolutions as frameworks write them ([`Conventional`]): 2-D (or 1-D),
+/// NCHW or NHWC `dim_labels`, stride 1 or 2, no dilation or reversal, VALID or SAME padding, no
+/// groups — the configurations a backend gives its fast paths, which the random draws above almost
+/// never combine (mutation testing found fast's NCHW path unreached, docs/mutants.md).
 pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
-    let spatial = match g.rng.below(10) {
-        0..=4 => 1,
-        5..=8 => 2,
-        _ => 3,
+    let conventional = g.rng.chance(0.35).then(|| {
+        if g.rng.chance(0.5) {
+            Conventional::Nchw
+        } else {
+            Conventional::Nhwc
+        }
+    });
+    let spatial = match (conventional, g.rng.below(10)) {
+        (Some(_), 0..=1) => 1,
+        (Some(_), _) => 2,
+        (None, 0..=4) => 1,
+        (None, 5..=8) => 2,
+        (None, _) => 3,
     };
     let (mut feature_groups, mut batch_groups) = (1i64, 1i64);
     match g.rng.below(4) {
+        _ if conventional.is_some() => {}
         0 => feature_groups = g.rng.range_i64(2, 3),
         1 => batch_groups = g.rng.range_i64(2, 3),
         _ => {}
@@ -121,16 +136,25 @@ pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String>
     for _ in 0..spatial {
         let n = g.rng.range_i64(1, max_input);
         let mut d = WindowDimension::new(g.rng.range_i64(1, 3));
-        d.stride = g.rng.range_i64(1, 3);
-        if g.rng.chance(0.3) {
-            d.base_dilation = 2;
+        if conventional.is_some() {
+            d.stride = if g.rng.chance(0.75) { 1 } else { 2 };
+            if g.rng.chance(0.5) {
+                // SAME: the window's overhang split, the extra element high.
+                d.padding_low = (d.size - 1) / 2;
+                d.padding_high = d.size - 1 - d.padding_low;
+            }
+        } else {
+            d.stride = g.rng.range_i64(1, 3);
+            if g.rng.chance(0.3) {
+                d.base_dilation = 2;
+            }
+            if g.rng.chance(0.3) {
+                d.window_dilation = 2;
+            }
+            d.window_reversal = g.rng.chance(0.2);
+            d.padding_low = g.rng.range_i64(-1, 2);
+            d.padding_high = g.rng.range_i64(-1, 2);
         }
-        if g.rng.chance(0.3) {
-            d.window_dilation = 2;
-        }
-        d.window_reversal = g.rng.chance(0.2);
-        d.padding_low = g.rng.range_i64(-1, 2);
-        d.padding_high = g.rng.range_i64(-1, 2);
         // The padded, dilated input must hold the dilated window at least once.
         let dilated_input = (n - 1) * d.base_dilation + 1;
         let dilated_window = (d.size - 1) * d.window_dilation + 1;
@@ -144,7 +168,10 @@ pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String>
     // dim_labels: a random order of each operand's dimensions.
     let rank = spatial as i64 + 2;
     let order = |g: &mut Gen| g.rng.permutation(rank as usize);
-    let (lp, kp, op) = (order(g), order(g), order(g));
+    let (lp, kp, op) = match conventional {
+        None => (order(g), order(g), order(g)),
+        Some(c) => c.labels(rank),
+    };
     // Each permutation lists the role at each position (0 batch or output feature, 1 feature or
     // input feature, 2.. spatial k - 2); a role's dimension number is its position.
     let position =
@@ -188,4 +215,32 @@ pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String>
         Some(out),
         None,
     )
+}
+
+/// The two `dim_labels` of framework convolutions ([`convolution`]).
+#[derive(Clone, Copy, Debug)]
+enum Conventional {
+    /// `bf01_oi01->bf01` (PyTorch, ONNX).
+    Nchw,
+    /// `b01f_01io->b01f` (TensorFlow, JAX's default).
+    Nhwc,
+}
+
+impl Conventional {
+    /// The role at each position of the input, kernel and output (0 batch or output feature, 1
+    /// feature or input feature, 2.. spatial), as [`convolution`]'s random permutations.
+    fn labels(self, rank: i64) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+        let spatial: Vec<i64> = (2..rank).collect();
+        match self {
+            Conventional::Nchw => {
+                let all: Vec<i64> = (0..rank).collect();
+                (all.clone(), all.clone(), all)
+            }
+            Conventional::Nhwc => {
+                let nhwc: Vec<i64> = [0].into_iter().chain(spatial.clone()).chain([1]).collect();
+                let hwio: Vec<i64> = spatial.into_iter().chain([1, 0]).collect();
+                (nhwc.clone(), hwio, nhwc)
+            }
+        }
+    }
 }

@@ -3,8 +3,9 @@
 //!
 //! Reducers are drawn from those whose init value is an identity (seed 004, Reduce: "the init
 //! values must form an identity under the computation") and whose result the harness can judge
-//! in any order: add (the error bound of summation), maximum and minimum (exact), multiply, and,
-//! or on integers and pred (exact, order-free). Variadic reduce is argmax over distinct values.
+//! in any order: add (the error bound of summation), maximum and minimum (exact), multiply (exact
+//! on integers; on real floats the bound of a product in any order), and, or on integers and pred
+//! (exact, order-free). Variadic reduce is argmax over distinct values.
 
 use super::{add_inferred, binary_computation, call, small_bits};
 use crate::generate::movement::{ints, Gen};
@@ -28,7 +29,15 @@ fn reducer(g: &mut Gen, ty: ElementType) -> Result<(HloComputation, u128), Strin
     } else if ty.is_complex() {
         &[Opcode::Add]
     } else {
-        &[Opcode::Add, Opcode::Add, Opcode::Maximum, Opcode::Minimum]
+        // Products of real floats are judged in any order too (exactly rounded once, with the
+        // allowance of reassociation: `exact_product.rs` in the reference).
+        &[
+            Opcode::Add,
+            Opcode::Add,
+            Opcode::Maximum,
+            Opcode::Minimum,
+            Opcode::Multiply,
+        ]
     };
     let op = *g.rng.pick(choices);
     let identity = identity_bits(ty, op);
@@ -202,12 +211,41 @@ fn window(g: &mut Gen, dims: &[i64], dilations: bool) -> Window {
     w
 }
 
-/// ReduceWindow of one operand with a drawn window and reducer.
+/// The window of a cumulative sum or product along one dimension, as `jnp.cumsum`/`cumprod` (and
+/// `lax.associative_scan`'s fallback) lower it: the whole dimension as the window, stride 1,
+/// padded low by its length − 1 (sometimes reversed: padded high); size 1 elsewhere. Long windows
+/// that are mostly padding (issue 20: StableHLO's cumprod tests reached fast's differences there,
+/// the random windows of [`window`] never did).
+fn cumulative(g: &mut Gen, dims: &[i64]) -> Window {
+    let axis = g.rng.below(dims.len() as u64) as usize;
+    let reverse = g.rng.chance(0.25);
+    let mut w = Window::default();
+    for (k, &n) in dims.iter().enumerate() {
+        let mut d = WindowDimension::new(1);
+        if k == axis && n > 0 {
+            d.size = n;
+            if reverse {
+                d.padding_high = n - 1;
+            } else {
+                d.padding_low = n - 1;
+            }
+        }
+        w.dimensions.push(d);
+    }
+    w
+}
+
+/// ReduceWindow of one operand with a drawn window (a quarter of the time a cumulative one,
+/// [`cumulative`]) and reducer.
 pub(super) fn reduce_window(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
     let mut dims = g.dims(1);
     dims.truncate(3);
     let x = g.data(ty, &dims)?;
-    let w = window(g, &dims, true);
+    let w = if !dims.is_empty() && g.rng.chance(0.25) {
+        cumulative(g, &dims)
+    } else {
+        window(g, &dims, true)
+    };
     let (c, identity) = reducer(g, ty)?;
     let init = scalar(g, ty, identity)?;
     let attributes = vec![w.to_attribute(), computation_attr("to_apply", &c)];
