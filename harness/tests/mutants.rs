@@ -71,6 +71,18 @@ fn sweep(catalog: &Catalog, o: &RunOptions, what: &str) {
     );
 }
 
+/// f32 convolutions on their own: the element type frameworks use most, where backends keep their
+/// fast paths (fast's NCHW kernel among them), which the family's sweep over every type reaches a
+/// few times only.
+#[test]
+fn convolution_f32() {
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(4, 400);
+    o.filters.ops = vec!["convolution".into()];
+    o.filters.dtypes = vec!["f32".into()];
+    sweep(&catalog, &o, "convolution f32 (seed 4)");
+}
+
 #[test]
 fn graphs() {
     let catalog = Catalog::builtin().unwrap();

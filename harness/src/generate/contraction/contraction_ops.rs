@@ -101,7 +101,7 @@ pub(super) fn dot_general(g: &mut Gen, ty: ElementType) -> Result<usize, String>
 ///
 /// A third of the cases are convolutions as frameworks write them ([`Conventional`]): 2-D (or 1-D),
 /// NCHW or NHWC `dim_labels`, stride 1 or 2, no dilation or reversal, VALID or SAME padding, no
-/// groups — the configurations a backend gives its fast paths, which the random draws above almost
+/// groups, operands mostly row-major — the configurations a backend gives its fast paths, which the random draws above almost
 /// never combine (mutation testing found fast's NCHW path unreached, docs/mutants.md).
 pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String> {
     let conventional = g.rng.chance(0.35).then(|| {
@@ -197,8 +197,13 @@ pub(super) fn convolution(g: &mut Gen, ty: ElementType) -> Result<usize, String>
         lhs[numbers.input_spatial_dimensions[k] as usize] = input_spatial[k];
         rhs[numbers.kernel_spatial_dimensions[k] as usize] = d.size;
     }
-    let x = g.data(ty, &lhs)?;
-    let w = g.data(ty, &rhs)?;
+    // Framework convolutions keep their arrays row-major, most of the time here.
+    let row_major = conventional.is_some() && g.rng.chance(0.7);
+    let (x, w) = if row_major {
+        (g.data_row_major(ty, &lhs)?, g.data_row_major(ty, &rhs)?)
+    } else {
+        (g.data(ty, &lhs)?, g.data(ty, &rhs)?)
+    };
     let mut attributes = vec![window.to_attribute(), numbers.to_attribute()];
     if feature_groups > 1 {
         attributes.push(int("feature_group_count", feature_groups));

@@ -101,6 +101,21 @@ impl Gen<'_, '_> {
         self.param_bits(ty, dims, &bits)
     }
 
+    /// As [`Gen::data`], in the default (row-major) layout without padding: the layout frameworks
+    /// give their arrays.
+    pub fn data_row_major(&mut self, ty: ElementType, dims: &[i64]) -> Result<usize, String> {
+        let n: i64 = dims.iter().product();
+        let bits: Vec<u128> = (0..n)
+            .map(|_| values::element(self.rng, ty, &ValueHints::default(), self.spec.values))
+            .collect();
+        let shape = ArrayShape::new(ty, dims.to_vec());
+        let lit = ArrayLiteral::from_bits(shape.clone(), &bits).map_err(|e| e.to_string())?;
+        self.args.push(lit.into());
+        self.b
+            .parameter(Shape::Array(shape))
+            .map_err(|e| e.to_string())
+    }
+
     /// A literal of `shape` (its element type, dimensions and layout) holding values from the
     /// sweep's classes: another device's or another queue entry's values for a shape already
     /// drawn.
