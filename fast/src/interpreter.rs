@@ -51,8 +51,10 @@ fn execute_device(
     let exec = Exec {
         compiled_loops: fast.compiled_loops(),
         threefry_rotations: fast.threefry_rotations,
+        isa: fast.isa(),
         ..Exec::new(fast.parallel_threshold())
-    };
+    }
+    .with_split(fast.split_tasks());
     let entry = module.computations.get(module.entry).ok_or_else(|| {
         BackendError::Invalid(format!(
             "entry computation index {} out of range ({} computations)",

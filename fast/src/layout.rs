@@ -7,6 +7,7 @@
 //! across threads along the destination's most major dimension.
 
 use crate::data_movement::plan::{self, Plan};
+use crate::parallel::Par;
 use crate::value::ArrayData;
 use conformance_spec::index;
 use conformance_spec::literal::{padding_bits, ArrayLiteral};
@@ -56,7 +57,7 @@ fn strided_copy(
         &plan,
         dst_shape,
         &mut dst,
-        parallel && dst_shape.element_count() >= PARALLEL_COPY_ELEMENTS,
+        Par::flag(parallel && dst_shape.element_count() >= PARALLEL_COPY_ELEMENTS),
     );
     dst
 }

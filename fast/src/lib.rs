@@ -91,6 +91,10 @@ pub struct Fast {
     parallel_threshold: usize,
     compiled_loops: bool,
     threefry_rotations: [u32; 8],
+    isa: kernels::Isa,
+    split: bool,
+    /// `fast`, or the variant's name (`fast-avx2`, `fast-split`, …).
+    name: String,
 }
 
 impl Default for Fast {
@@ -107,6 +111,9 @@ impl Fast {
             parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
             compiled_loops: true,
             threefry_rotations: random::THREEFRY_ROTATIONS,
+            isa: kernels::Isa::detect(),
+            split: false,
+            name: "fast".into(),
         }
     }
 
@@ -116,6 +123,9 @@ impl Fast {
             parallel_threshold: usize::MAX,
             compiled_loops: true,
             threefry_rotations: random::THREEFRY_ROTATIONS,
+            isa: kernels::Isa::detect(),
+            split: false,
+            name: "fast".into(),
         }
     }
 
@@ -125,6 +135,9 @@ impl Fast {
             parallel_threshold: elements.max(1),
             compiled_loops: true,
             threefry_rotations: random::THREEFRY_ROTATIONS,
+            isa: kernels::Isa::detect(),
+            split: false,
+            name: "fast".into(),
         }
     }
 
@@ -143,6 +156,38 @@ impl Fast {
     pub fn with_threefry_rotations(mut self, rotations: [u32; 8]) -> Fast {
         self.threefry_rotations = rotations;
         self
+    }
+
+    /// The same backend with its SIMD kernels compiled for `isa` (seed 000 leaves the instruction
+    /// set to the implementation; every instruction set gives the same bits). One this CPU lacks
+    /// runs as the best one it has below it ([`kernels::Isa::hardware`]). The default is
+    /// [`kernels::Isa::detect`] (the hardware's, capped by `CONFORMANCE_FAST_ISA`).
+    pub fn with_isa(mut self, isa: kernels::Isa) -> Fast {
+        self.isa = kernels::Isa::best_up_to(isa);
+        self.name = format!("{}-{}", self.name, self.isa.name());
+        self
+    }
+
+    /// The same backend with every parallel path taken on tiny tasks: the threshold at 1 element
+    /// and each operation's task size (elements, rows or blocks per task) at a small odd number,
+    /// so that task boundaries fall inside every array of a sweep. The results are the same bits
+    /// as [`Fast::new`]'s (that is what a sweep against this variant checks); only the speed
+    /// differs (much slower).
+    pub fn with_split_tasks(mut self) -> Fast {
+        self.parallel_threshold = 1;
+        self.split = true;
+        self.name = format!("{}-split", self.name);
+        self
+    }
+
+    /// The instruction set of the SIMD kernels ([`Fast::with_isa`]).
+    pub fn isa(&self) -> kernels::Isa {
+        self.isa
+    }
+
+    /// True when tasks are split small ([`Fast::with_split_tasks`]).
+    pub fn split_tasks(&self) -> bool {
+        self.split
     }
 
     /// True when `while` loops over small arrays run compiled ([`Fast::with_compiled_loops`]).
@@ -290,8 +335,10 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
 ];
 
 impl Backend for Fast {
+    /// `fast`, or a variant's name: `fast-` followed by its instruction set
+    /// ([`Fast::with_isa`]: `scalar`, `avx2`, `avx512`) and/or `split` ([`Fast::with_split_tasks`]).
     fn name(&self) -> &str {
-        "fast"
+        &self.name
     }
 
     fn capabilities(&self) -> Capabilities {

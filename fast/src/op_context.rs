@@ -1,7 +1,7 @@
 //! What an operation of the data-movement, contraction and control-flow families sees of its instruction
 //! ([`Ctx`]), shared by these families and built by the interpreter.
 
-use crate::parallel::Exec;
+use crate::parallel::{Exec, Par};
 use crate::value::Value;
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::{BackendError, HloModule};
@@ -51,5 +51,10 @@ impl Ctx<'_, '_> {
     /// True when work over `elements` elements should be split across the pool.
     pub(crate) fn parallel(&self, elements: usize) -> bool {
         self.exec.parallel(elements)
+    }
+
+    /// [`Par`] for work over `elements` elements.
+    pub(crate) fn par(&self, elements: usize) -> Par {
+        self.exec.par(elements)
     }
 }

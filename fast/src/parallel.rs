@@ -30,7 +30,53 @@ pub(crate) struct Exec {
     /// Threefry's rotation constants (the paper's unless a planted-bug test sets others:
     /// [`crate::Fast::with_threefry_rotations`]).
     pub(crate) threefry_rotations: [u32; 8],
+    /// The instruction set of the SIMD kernels ([`crate::Fast::with_isa`]).
+    pub(crate) isa: crate::kernels::Isa,
+    /// Whether task sizes are replaced by [`SPLIT_TASK`] ([`crate::Fast::with_split_tasks`]).
+    pub(crate) split: bool,
 }
+
+/// What an operation with its own task sizes needs of [`Exec`]: whether its work goes to the
+/// pool, whether tasks are split small, and the instruction set of its SIMD kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Par {
+    /// Whether the work is split across threads.
+    pub(crate) on: bool,
+    /// Whether each task size is [`SPLIT_TASK`] ([`crate::Fast::with_split_tasks`]).
+    pub(crate) split: bool,
+    /// The instruction set of the SIMD kernels.
+    pub(crate) isa: crate::kernels::Isa,
+}
+
+impl Par {
+    /// Parallel when `on`, tasks as sized by the operation, the default instruction set
+    /// ([`crate::kernels::Isa::detect`]): for the library entry points that take a flag.
+    pub(crate) fn flag(on: bool) -> Par {
+        Par {
+            on,
+            split: false,
+            isa: crate::kernels::Isa::detect(),
+        }
+    }
+
+    /// `size` elements (rows, blocks) per task, or [`SPLIT_TASK`] when tasks are split small.
+    pub(crate) fn task(&self, size: usize) -> usize {
+        if self.split {
+            SPLIT_TASK
+        } else {
+            size
+        }
+    }
+
+    /// True when the SIMD kernels may use AVX2 (and AVX, which it implies).
+    pub(crate) fn avx2(&self) -> bool {
+        self.isa >= crate::kernels::Isa::Avx2Fma
+    }
+}
+
+/// Elements (or rows, blocks, …) per task when tasks are split small: odd, so task boundaries
+/// fall at odd offsets, inside SIMD vectors and tiles.
+pub(crate) const SPLIT_TASK: usize = 7;
 
 impl Exec {
     /// Settings for a backend's parallel threshold (cheap operations).
@@ -40,6 +86,32 @@ impl Exec {
             chunk: CHUNK,
             compiled_loops: true,
             threefry_rotations: crate::random::THREEFRY_ROTATIONS,
+            isa: crate::kernels::Isa::detect(),
+            split: false,
+        }
+    }
+
+    /// The same settings with tasks split small (`true`: every task size [`SPLIT_TASK`], the
+    /// threshold 1) or as they are.
+    pub(crate) fn with_split(self, split: bool) -> Exec {
+        if split {
+            Exec {
+                threshold: 1,
+                chunk: SPLIT_TASK,
+                split: true,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
+    /// [`Par`] for work over `n` elements.
+    pub(crate) fn par(&self, n: usize) -> Par {
+        Par {
+            on: self.parallel(n),
+            split: self.split,
+            isa: self.isa,
         }
     }
 
@@ -52,7 +124,7 @@ impl Exec {
             } else {
                 (self.threshold / HEAVY_FACTOR).max(1)
             },
-            chunk: HEAVY_CHUNK,
+            chunk: if self.split { SPLIT_TASK } else { HEAVY_CHUNK },
             ..self
         }
     }

@@ -79,13 +79,17 @@ fn thread_count_does_not_change_any_bit() {
             Fast::new(),
             Fast::with_parallel_threshold(1),
             Fast::with_parallel_threshold(1000),
+            Fast::new().with_split_tasks(),
+            Fast::new().with_isa(conformance_fast::kernels::Isa::Scalar),
+            Fast::new().with_isa(conformance_fast::kernels::Isa::Avx2Fma),
         ] {
             for pool in &pools {
                 let got = pool.install(|| fast.execute(&m, &args)).unwrap();
                 assert_eq!(
                     got,
                     reference,
-                    "{op} {ty}: differs with {} threads",
+                    "{op} {ty}: {} differs with {} threads",
+                    fast.name(),
                     pool.current_num_threads()
                 );
             }

@@ -22,13 +22,7 @@ use conformance_spec::catalog::Catalog;
 /// sweep's report if any case does not pass.
 fn sweep_family(family: &str, cases: u64) {
     let catalog = Catalog::builtin().unwrap();
-    let ops: Vec<String> = catalog
-        .ops()
-        .iter()
-        .filter(|op| catalog.family_of(&op.id) == Some(family))
-        .map(|op| op.id.clone())
-        .collect();
-    assert!(!ops.is_empty(), "no op in family {family}");
+    let ops = family_ops(&catalog, family);
     // Swarm sweeps: four configurations (one per seed), a quarter of the budget each.
     let ways = [
         ("plain", 1, cases),
@@ -47,6 +41,18 @@ fn sweep_family(family: &str, cases: u64) {
         }
         sweep(&catalog, &o, &format!("{family} ({way}, seed {seed})"));
     }
+}
+
+/// The ops of catalog family `family` (a catalog file stem); panics when there is none.
+fn family_ops(catalog: &Catalog, family: &str) -> Vec<String> {
+    let ops: Vec<String> = catalog
+        .ops()
+        .iter()
+        .filter(|op| catalog.family_of(&op.id) == Some(family))
+        .map(|op| op.id.clone())
+        .collect();
+    assert!(!ops.is_empty(), "no op in family {family}");
+    ops
 }
 
 /// Options of one sweep: reference against fast, one worker thread (the test harness runs the
@@ -81,6 +87,58 @@ fn convolution_f32() {
     o.filters.ops = vec!["convolution".into()];
     o.filters.dtypes = vec!["f32".into()];
     sweep(&catalog, &o, "convolution f32 (seed 4)");
+}
+
+/// The element types fast has native paths for (f32, f64) on their own, per family: a family's
+/// sweep over every element type reaches each (op, f32) pair a few times only, and a specialized
+/// arm (scatter's f32 add combiner, say) needs more than that.
+fn sweep_native_floats(family: &str, cases: u64) {
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(21, cases);
+    o.filters.ops = family_ops(&catalog, family);
+    o.filters.dtypes = vec!["f32".into(), "f64".into()];
+    sweep(&catalog, &o, &format!("{family} in f32 and f64 (seed 21)"));
+}
+
+#[test]
+fn native_floats() {
+    sweep_native_floats("data_movement", 600);
+    sweep_native_floats("contractions", 400);
+    sweep_native_floats("elementwise", 400);
+}
+
+/// Fast's variants against the reference: its SIMD kernels restricted to each instruction set this
+/// CPU has below its best (`fast-scalar`, `fast-avx2`: the paths other CPUs run, and the scalar
+/// fallbacks), and every parallel path on tiny tasks (`fast-split`: task boundaries inside every
+/// array). The families with SIMD kernels or parallel splits.
+#[test]
+fn isa_and_split_variants() {
+    let catalog = Catalog::builtin().unwrap();
+    let mut backends = vec![
+        "reference".to_string(),
+        "fast-scalar".into(),
+        "fast-split".into(),
+    ];
+    if conformance_fast::kernels::Isa::Avx2Fma.is_available() {
+        backends.push("fast-avx2".into());
+    }
+    for (family, cases) in [
+        ("elementwise", 500),
+        ("data_movement", 400),
+        ("contractions", 300),
+        ("linalg", 100),
+        ("lapack", 60),
+        ("random", 100),
+    ] {
+        let mut o = options(31, cases);
+        o.filters.ops = family_ops(&catalog, family);
+        o.backends = backends.clone();
+        sweep(
+            &catalog,
+            &o,
+            &format!("{family} on fast's variants (seed 31)"),
+        );
+    }
 }
 
 #[test]

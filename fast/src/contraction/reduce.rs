@@ -14,6 +14,7 @@ use super::elements::{self, Arith};
 use super::reducer::{self, Kind};
 use super::{bad, finish_in_layout, finish_row_major, simd, Ctx};
 use crate::buffer::typed;
+use crate::kernels::Isa;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::{index, ArrayShape, BackendError, ElementType, Layout};
 use rayon::prelude::*;
@@ -124,12 +125,13 @@ fn fast_reduce<'a>(
     let outer: usize = kept.iter().map(|&d| shape.dimensions[d] as usize).product();
     let len: usize = red.iter().map(|&d| shape.dimensions[d] as usize).product();
     let parallel = cx.parallel(outer * len);
+    let isa = cx.exec.isa;
     let values: Vec<u8> = match arith {
         Arithmetic::F32 => {
             let rows = matrix::<f32>(a, &kept, &red, ElementType::F32);
             let init = f32::from_element(ty, init);
             let out = fold_rows(&rows, outer, len, parallel, |row, par| {
-                fold_f32(kind, init, row, par)
+                fold_f32(kind, init, row, par, isa)
             });
             elements::to_bytes(&out, result.element_type)
         }
@@ -206,22 +208,24 @@ fn fold_rows<T: Sync, R: Send + Default + Clone>(
 }
 
 /// The f32 sum of `x`: blocks of [`SUM_BLOCK`] elements summed by the SIMD kernel (in parallel
-/// when `par`), block sums added left to right.
-pub(crate) fn sum_f32(x: &[f32], par: bool) -> f32 {
+/// when `par`), block sums added left to right; the kernel compiled for `isa` (every instruction
+/// set gives the same bits).
+pub(crate) fn sum_f32(x: &[f32], par: bool, isa: Isa) -> f32 {
+    let block = |b: &[f32]| simd::sum_f32_with(isa, b);
     if x.len() <= SUM_BLOCK {
-        return simd::sum_f32(x);
+        return block(x);
     }
     let parts: Vec<f32> = if par {
-        x.par_chunks(SUM_BLOCK).map(simd::sum_f32).collect()
+        x.par_chunks(SUM_BLOCK).map(block).collect()
     } else {
-        x.chunks(SUM_BLOCK).map(simd::sum_f32).collect()
+        x.chunks(SUM_BLOCK).map(block).collect()
     };
     simd::sum_f32_scalar(&parts)
 }
 
-fn fold_f32(kind: Kind, init: f32, row: &[f32], par: bool) -> f32 {
+fn fold_f32(kind: Kind, init: f32, row: &[f32], par: bool, isa: Isa) -> f32 {
     match kind {
-        Kind::Add => init + sum_f32(row, par),
+        Kind::Add => init + sum_f32(row, par, isa),
         Kind::Multiply => row.iter().fold(init, |a, &b| a * b),
         Kind::Maximum => row.iter().fold(init, |a, &b| reducer::max_f32(a, b)),
         Kind::Minimum => row.iter().fold(init, |a, &b| reducer::min_f32(a, b)),

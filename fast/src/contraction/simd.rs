@@ -10,6 +10,7 @@ pub(crate) const LANES: usize = 64;
 
 /// Sum of `x` in the fixed order of [`sum_f32_scalar`], with the best instruction set of this CPU
 /// ([`Isa::detect`]).
+#[cfg(test)]
 pub(crate) fn sum_f32(x: &[f32]) -> f32 {
     sum_f32_with(Isa::detect(), x)
 }
@@ -18,10 +19,7 @@ pub(crate) fn sum_f32(x: &[f32]) -> f32 {
 ///
 /// Panics if `isa` is not available on this CPU ([`Isa::available`]).
 pub(crate) fn sum_f32_with(isa: Isa, x: &[f32]) -> f32 {
-    assert!(
-        Isa::available().contains(&isa),
-        "{isa:?} is not available on this CPU"
-    );
+    assert!(isa.is_available(), "{isa:?} is not available on this CPU");
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: AVX-512F is available (asserted above); the kernel reads only `x[..x.len()]`

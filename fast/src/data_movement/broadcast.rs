@@ -30,7 +30,7 @@ pub(super) fn broadcast<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>
         }
     }
     let p = Plan::strided(a.element_type().byte_width(), a.data(), &strides, result);
-    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+    super::build(result, cx.par(result.element_count()), |dst, par| {
         plan::execute(&p, result, dst, par)
     })
 }

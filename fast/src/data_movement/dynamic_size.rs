@@ -8,6 +8,7 @@
 
 use super::plan::{self, DimMap, Plan};
 use super::{bad, result_shape, scalar_index, Ctx};
+use crate::parallel::Par;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::{index, ArrayShape, BackendError, ElementType};
 
@@ -35,7 +36,7 @@ pub(crate) fn leading_block<'a>(
     result.dimensions = dims.to_vec();
     result.dynamic_dimensions = vec![false; dims.len()];
     let p = origin_plan(a, dims);
-    super::build(&result, parallel, |dst, par| {
+    super::build(&result, Par::flag(parallel), |dst, par| {
         plan::execute(&p, &result, dst, par)
     })
 }
@@ -77,7 +78,7 @@ pub(crate) fn embed<'a>(
         )));
     }
     let p = origin_plan(a, &dims);
-    match super::build(bound, parallel, |dst, par| {
+    match super::build(bound, Par::flag(parallel), |dst, par| {
         plan::execute(&p, bound, dst, par)
     })? {
         Value::Array(r) => Ok(r.with_runtime_sizes(bound.clone(), dims)),

@@ -266,7 +266,7 @@ pub(super) fn gather<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         lo: vec![0; rank],
         hi: result.dimensions.clone(),
     };
-    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+    super::build(result, cx.par(result.element_count()), |dst, par| {
         plan::execute(&p, result, dst, par)
     })
 }

@@ -42,7 +42,7 @@ pub(super) fn iota<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     let mut strides = vec![0i64; result.rank()];
     strides[d] = 1;
     let p = Plan::strided(w, &values, &strides, result);
-    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+    super::build(result, cx.par(result.element_count()), |dst, par| {
         plan::execute(&p, result, dst, par)
     })
 }

@@ -23,6 +23,7 @@ pub(crate) mod transpose;
 mod tests;
 
 use crate::layout;
+use crate::parallel::Par;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::literal::ArrayLiteral;
 use conformance_spec::{index, ArrayShape, BackendError, Opcode};
@@ -154,16 +155,16 @@ fn same_padding_fill(a: &ArrayShape, b: &ArrayShape) -> bool {
     !a.layout.is_padded() && !b.layout.is_padded()
 }
 
-/// A zeroed physical buffer for `result`, filled by `f(buffer, parallel)`, its padding then set per
+/// A zeroed physical buffer for `result`, filled by `f(buffer, par)`, its padding then set per
 /// the layout, wrapped as a value.
 fn build<'a>(
     result: &ArrayShape,
-    parallel: bool,
-    f: impl FnOnce(&mut [u8], bool),
+    par: Par,
+    f: impl FnOnce(&mut [u8], Par),
 ) -> Result<Value<'a>, BackendError> {
     let bytes = index::physical_element_count(result) * result.element_type.byte_width();
     let mut data = crate::alloc::zeroed(bytes);
-    f(&mut data, parallel);
+    f(&mut data, par);
     layout::fill_padding(result, &mut data);
     ArrayLiteral::from_physical_bytes(result.clone(), data)
         .map(Value::owned)

@@ -12,6 +12,7 @@
 //! boxes are split across threads along the result's most major dimension.
 
 use super::transpose;
+use crate::parallel::Par;
 use conformance_spec::index;
 use conformance_spec::ArrayShape;
 use rayon::prelude::*;
@@ -108,18 +109,18 @@ impl<'s> Plan<'s> {
 /// positions; padding positions are not written). Every source offset the plan produces must lie
 /// inside `plan.src` (callers build plans from validated shapes; an offset outside panics through
 /// slice bounds checks rather than reading out of bounds).
-pub(crate) fn execute(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], parallel: bool) {
+pub(crate) fn execute(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par: Par) {
     let rank = result.rank();
     debug_assert_eq!(plan.maps.len(), rank);
     if (0..rank).any(|d| plan.hi[d] <= plan.lo[d]) {
         return;
     }
     match plan.width {
-        1 => run::<1>(plan, result, dst, parallel),
-        2 => run::<2>(plan, result, dst, parallel),
-        4 => run::<4>(plan, result, dst, parallel),
-        8 => run::<8>(plan, result, dst, parallel),
-        _ => run::<16>(plan, result, dst, parallel),
+        1 => run::<1>(plan, result, dst, par),
+        2 => run::<2>(plan, result, dst, par),
+        4 => run::<4>(plan, result, dst, par),
+        8 => run::<8>(plan, result, dst, par),
+        _ => run::<16>(plan, result, dst, par),
     }
 }
 
@@ -132,9 +133,11 @@ struct Walk<'p, 's, const W: usize> {
     fill: [u8; W],
     /// The dimension contiguous in the source used with the innermost one for tiling, if any.
     tile_with: Option<usize>,
+    /// Whether tiles may use the AVX kernel.
+    simd: bool,
 }
 
-fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], parallel: bool) {
+fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par: Par) {
     let rank = result.rank();
     let fill: [u8; W] = plan.fill.to_le_bytes()[..W].try_into().expect("W <= 16");
     if rank == 0 {
@@ -170,12 +173,14 @@ fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par
         m2m,
         fill,
         tile_with,
+        simd: par.avx2(),
     };
     let major = walk.m2m[rank - 1];
     let row = walk.dst_strides[major].max(1) as usize; // elements per major index
     let box_elements: usize = (0..rank).map(|d| box_len(d) as usize).product();
-    let mut k = TASK_ELEMENTS.div_ceil(row).max(1);
-    if tile_with == Some(major) {
+    let task = par.task(TASK_ELEMENTS);
+    let mut k = task.div_ceil(row).max(1);
+    if tile_with == Some(major) && !par.split {
         k = k.next_multiple_of(transpose::BLOCK);
     }
     let (lo, hi) = (plan.lo[major], plan.hi[major]);
@@ -187,7 +192,7 @@ fn run<const W: usize>(plan: &Plan<'_>, result: &ArrayShape, dst: &mut [u8], par
             walk.region(chunk, r0 as usize * row, major, a, b);
         }
     };
-    if parallel && box_elements >= 2 * TASK_ELEMENTS && (hi - lo) as usize > k {
+    if par.on && box_elements >= 2 * task && (hi - lo) as usize > k {
         dst.par_chunks_mut(k * row * W).enumerate().for_each(job);
     } else {
         // One task over the rows of the box.
@@ -273,6 +278,7 @@ impl<const W: usize> Walk<'_, '_, W> {
                         s_t,
                         (lo[inner], hi[inner]),
                         (lo[t], hi[t]),
+                        self.simd,
                     );
                 }
                 None => match &plan.gather {

@@ -76,7 +76,7 @@ fn run_maps<'a>(
         lo: vec![0; result.rank()],
         hi: result.dimensions.clone(),
     };
-    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+    super::build(result, cx.par(result.element_count()), |dst, par| {
         plan::execute(&p, result, dst, par)
     })
 }
@@ -148,7 +148,7 @@ pub(super) fn dynamic_update_slice<'a>(cx: &mut Ctx<'_, 'a>) -> Result<Value<'a>
         )));
     }
     let starts = clamped_starts(cx, 2, &a_shape.dimensions, u.dimensions())?;
-    let parallel = cx.parallel(u.shape().element_count());
+    let par = cx.par(u.shape().element_count());
     let su = index::strides(u.shape());
     let p = Plan {
         width: u.element_type().byte_width(),
@@ -183,7 +183,7 @@ pub(super) fn dynamic_update_slice<'a>(cx: &mut Ctx<'_, 'a>) -> Result<Value<'a>
         }
         _ => return Err(bad("operand 0 of dynamic-update-slice is not an array")),
     };
-    plan::execute(&p, result, out.data_mut(), parallel);
+    plan::execute(&p, result, out.data_mut(), par);
     if out.shape() != result {
         // Only the dynamic-dimension flags can differ here.
         let (_, data) = out.into_parts();
@@ -283,8 +283,8 @@ pub(super) fn concatenate<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendErro
             "operands have {total} elements along dimension {dim}, the result {result}"
         )));
     }
-    let parallel = cx.parallel(result.element_count());
-    super::build(result, parallel, |dst, par| {
+    let par = cx.par(result.element_count());
+    super::build(result, par, |dst, par| {
         let mut offset = 0i64;
         for a in &arrays {
             let s = index::strides(a.shape());

@@ -19,7 +19,8 @@ pub(crate) const BLOCK: usize = 128;
 
 /// Copies the 2-D block `i in l0..h0` (innermost result dimension, destination stride 1, source
 /// stride `s_i`) × `a in la..ha` (source stride 1, destination stride `d_a`) tile by tile:
-/// `dst[o0 + i + a * d_a] = src[s0 + i * s_i + a]` (offsets in elements of `W` bytes).
+/// `dst[o0 + i + a * d_a] = src[s0 + i * s_i + a]` (offsets in elements of `W` bytes). `simd`:
+/// whole f32 tiles may use the AVX kernel (when the CPU has it).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tile_2d<const W: usize>(
     src: &[u8],
@@ -30,6 +31,7 @@ pub(crate) fn tile_2d<const W: usize>(
     d_a: i64,
     (l0, h0): (i64, i64),
     (la, ha): (i64, i64),
+    simd: bool,
 ) {
     // Two levels: blocks of BLOCK x BLOCK (64 KiB of f32 each way, in L2; source rows of
     // BLOCK elements are read as runs of whole lines), then TILE x TILE tiles (in L1).
@@ -46,7 +48,7 @@ pub(crate) fn tile_2d<const W: usize>(
                 let mut i0 = ib;
                 while i0 < ib1 {
                     let i1 = (i0 + t).min(ib1);
-                    tile::<W>(src, s0, s_i, dst, o0, d_a, (i0, i1), (a0, a1));
+                    tile::<W>(src, s0, s_i, dst, o0, d_a, (i0, i1), (a0, a1), simd);
                     i0 = i1;
                 }
                 a0 = a1;
@@ -69,8 +71,9 @@ fn tile<const W: usize>(
     d_a: i64,
     (i0, i1): (i64, i64),
     (a0, a1): (i64, i64),
+    simd: bool,
 ) {
-    if W == 4 && i1 - i0 == TILE as i64 && a1 - a0 == TILE as i64 && s_i >= 0 && d_a >= 0 {
+    if simd && W == 4 && i1 - i0 == TILE as i64 && a1 - a0 == TILE as i64 && s_i >= 0 && d_a >= 0 {
         #[cfg(target_arch = "x86_64")]
         if super::simd::transpose_tile_f32(
             src,
@@ -157,7 +160,7 @@ pub(super) fn transpose<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError>
         }
     }
     let p = Plan::strided(a.element_type().byte_width(), a.data(), &strides, result);
-    super::build(result, cx.parallel(result.element_count()), |dst, par| {
+    super::build(result, cx.par(result.element_count()), |dst, par| {
         plan::execute(&p, result, dst, par)
     })
 }

@@ -18,7 +18,7 @@ use super::{complex, special, Ctx};
 use crate::buffer::with_output;
 use crate::buffer::In;
 use crate::kernels::arith::{stream_f32, Arith};
-use crate::kernels::{libm64, Isa};
+use crate::kernels::libm64;
 use crate::parallel::{map2, Exec};
 use conformance_spec::element_type::{FloatFormat, TypeKind};
 use conformance_spec::{BackendError, ElementType, Opcode};
@@ -177,7 +177,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
             };
             if let (Some(k), In::Slice(x), In::Slice(y)) = (arith, a.view(), b.view()) {
                 if n >= STREAMING_ELEMENTS {
-                    let isa = Isa::detect();
+                    let isa = exec.isa;
                     return Ok(with_output::<f32>(n, |o| {
                         exec.run(o, |start, o| {
                             let r = start..start + o.len();

@@ -13,7 +13,7 @@
 use super::narrow::Narrow;
 use super::{complex, Ctx};
 use crate::buffer::with_output;
-use crate::kernels::{libm64, F32Kernel, Isa};
+use crate::kernels::{libm64, F32Kernel};
 use crate::parallel::{map1, map1_slices};
 use conformance_spec::element_type::TypeKind;
 use conformance_spec::{BackendError, ElementType, Opcode};
@@ -130,7 +130,7 @@ fn float(ctx: &Ctx<'_>, ty: ElementType) -> Result<Vec<u8>, BackendError> {
                 _ => None,
             };
             if let Some(k) = kernel {
-                let isa = Isa::detect();
+                let isa = exec.isa;
                 let stream = n >= STREAMING_ELEMENTS;
                 with_output::<f32>(n, |o| {
                     map1_slices(exec, a.view(), o, |x, y| k.run(isa, x, y, stream))

@@ -41,12 +41,12 @@ pub fn stream_f32(op: Arith, isa: Isa, a: &[f32], b: &[f32], out: &mut [f32]) {
     );
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if Isa::available().contains(&Isa::Avx512) => {
+        Isa::Avx512 if Isa::Avx512.is_available() => {
             // SAFETY: the CPU supports AVX-512F (checked just above).
             unsafe { stream512(op, a, b, out) }
         }
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2Fma if Isa::available().contains(&Isa::Avx2Fma) => {
+        Isa::Avx2Fma if Isa::Avx2Fma.is_available() => {
             // SAFETY: the CPU supports AVX2 (checked just above).
             unsafe { stream256(op, a, b, out) }
         }

@@ -40,8 +40,8 @@ pub mod logistic;
 pub mod scan;
 pub mod tanh;
 
-/// The instruction set a kernel runs with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The instruction set a kernel runs with, ordered from least to most capable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Isa {
     /// Plain Rust (the same operation sequence, fused multiply-adds by `mul_add`).
     Scalar,
@@ -51,21 +51,68 @@ pub enum Isa {
     Avx512,
 }
 
+/// The environment variable that caps the instruction set fast uses ([`Isa::detect`]), as
+/// `ONEDNN_MAX_CPU_ISA` or XLA's `--xla_cpu_max_isa` do: `scalar`, `avx2` or `avx512`.
+pub const ISA_ENV: &str = "CONFORMANCE_FAST_ISA";
+
 impl Isa {
-    /// The best instruction set this CPU supports (detected at run time).
+    /// The best instruction set this CPU supports (detected at run time), ignoring [`ISA_ENV`].
+    pub fn hardware() -> Isa {
+        static HARDWARE: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *HARDWARE.get_or_init(|| Isa::available().into_iter().max().unwrap_or(Isa::Scalar))
+    }
+
+    /// True when this CPU runs `self` ([`Isa::available`], detected once per process).
+    pub fn is_available(self) -> bool {
+        static AVAILABLE: std::sync::OnceLock<Vec<Isa>> = std::sync::OnceLock::new();
+        AVAILABLE.get_or_init(Isa::available).contains(&self)
+    }
+
+    /// The instruction set fast runs with by default: [`Isa::hardware`], capped by the
+    /// environment variable [`ISA_ENV`] when it is set (read once per process). A value this CPU
+    /// lacks gives the best one it has below it; an unknown value is ignored (the backends that
+    /// take an ISA by name, [`Isa::parse`], report it).
     pub fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                return Isa::Avx512;
-            }
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                return Isa::Avx2Fma;
-            }
+        static DETECTED: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            let cap = std::env::var(ISA_ENV)
+                .ok()
+                .and_then(|v| Isa::parse(&v).ok())
+                .unwrap_or(Isa::Avx512);
+            Isa::best_up_to(cap)
+        })
+    }
+
+    /// The most capable instruction set of this CPU that is not above `cap`.
+    pub fn best_up_to(cap: Isa) -> Isa {
+        [Isa::Avx512, Isa::Avx2Fma]
+            .into_iter()
+            .find(|&i| i <= cap && i.is_available())
+            .unwrap_or(Isa::Scalar)
+    }
+
+    /// The instruction set named `text`: `scalar`, `avx2` (AVX2 with FMA) or `avx512` (AVX-512F),
+    /// case-insensitive.
+    ///
+    /// Errors: any other text, with the list of names.
+    pub fn parse(text: &str) -> Result<Isa, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "scalar" => Ok(Isa::Scalar),
+            "avx2" => Ok(Isa::Avx2Fma),
+            "avx512" => Ok(Isa::Avx512),
+            other => Err(format!(
+                "unknown instruction set `{other}` (expected scalar, avx2 or avx512)"
+            )),
         }
-        Isa::Scalar
+    }
+
+    /// The name [`Isa::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Avx2Fma => "avx2",
+            Isa::Avx512 => "avx512",
+        }
     }
 
     /// Every instruction set usable on this CPU (for tests comparing them).
@@ -115,9 +162,34 @@ impl F32Kernel {
 
 /// `isa` if this CPU supports it, else [`Isa::Scalar`].
 fn checked(isa: Isa) -> Isa {
-    if Isa::available().contains(&isa) {
+    if isa.is_available() {
         isa
     } else {
         Isa::Scalar
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Isa;
+
+    #[test]
+    fn isa_names_round_trip_and_order() {
+        for isa in [Isa::Scalar, Isa::Avx2Fma, Isa::Avx512] {
+            assert_eq!(Isa::parse(isa.name()), Ok(isa));
+        }
+        assert_eq!(Isa::parse(" AVX2 "), Ok(Isa::Avx2Fma));
+        assert!(Isa::parse("sse4")
+            .unwrap_err()
+            .contains("scalar, avx2 or avx512"));
+        assert!(Isa::Scalar < Isa::Avx2Fma && Isa::Avx2Fma < Isa::Avx512);
+    }
+
+    #[test]
+    fn detect_is_available_and_at_most_the_hardware() {
+        let d = Isa::detect();
+        assert!(Isa::available().contains(&d));
+        assert!(d <= Isa::hardware());
+        assert_eq!(Isa::hardware(), *Isa::available().iter().max().unwrap());
     }
 }

@@ -477,7 +477,7 @@ fn setup(instr: &HloInstruction, x: &ArrayRef<'_>, exec: Exec) -> Result<Setup, 
             features: d[feature],
             inner,
             parallel: exec.parallel(n),
-            simd: simd_available(),
+            simd: exec.isa >= crate::kernels::Isa::Avx2Fma && simd_available(),
         },
     })
 }

@@ -189,10 +189,11 @@ fn words(
 /// second with word 1 of the same counters).
 pub(super) fn data(key: u64, counter: u64, dims: &[i64], width: u32, exec: Exec) -> (u64, Vec<u8>) {
     let rot = exec.threefry_rotations;
+    let simd = exec.isa >= crate::kernels::Isa::Avx2Fma;
     if rot == ROTATIONS {
-        fill(key, counter, dims, width, exec, &ROTATIONS, true)
+        fill(key, counter, dims, width, exec, &ROTATIONS, simd)
     } else {
-        fill(key, counter, dims, width, exec, &rot, true)
+        fill(key, counter, dims, width, exec, &rot, simd)
     }
 }
 

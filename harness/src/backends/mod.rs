@@ -14,6 +14,7 @@
 pub mod process;
 pub mod wire;
 
+use conformance_fast::kernels::Isa;
 use conformance_fast::Fast;
 use conformance_reference::Reference;
 use conformance_spec::Backend;
@@ -67,6 +68,10 @@ pub const BUILTIN_WORKERS: &[BuiltinWorker] = &[
 pub const NAMES: &[&str] = &[
     "reference",
     "fast",
+    "fast-avx512",
+    "fast-avx2",
+    "fast-scalar",
+    "fast-split",
     "xla",
     "iree",
     "iree-f64",
@@ -78,9 +83,34 @@ pub const NAMES: &[&str] = &[
 pub const DEFAULT_INPUTS_PER_MODULE: u64 = 8;
 
 /// True for a backend that compiles each module before running it (every worker: XLA, IREE, …),
-/// for which a sweep groups cases sharing a module; false for `reference` and `fast`.
+/// for which a sweep groups cases sharing a module; false for `reference`, `fast` and fast's
+/// variants ([`fast_variant`]).
 pub fn compiles(name: &str) -> bool {
-    !matches!(name, "reference" | "fast")
+    name != "reference" && !name.starts_with("fast")
+}
+
+/// The fast backend a `fast…` name selects: `fast`; `fast-avx512`, `fast-avx2`, `fast-scalar`
+/// (its SIMD kernels compiled for that instruction set only, [`Fast::with_isa`], to check the
+/// paths a CPU of that kind runs); `fast-split` (every parallel path on tiny tasks,
+/// [`Fast::with_split_tasks`], to check task boundaries). `None` for any other name.
+///
+/// Errors: an instruction set this CPU lacks.
+pub fn fast_variant(name: &str) -> Option<Result<Fast, String>> {
+    let variant = match name {
+        "fast" => return Some(Ok(Fast::new())),
+        "fast-split" => return Some(Ok(Fast::new().with_split_tasks())),
+        _ => name.strip_prefix("fast-")?,
+    };
+    let isa = Isa::parse(variant).ok()?;
+    Some(if isa.is_available() {
+        Ok(Fast::new().with_isa(isa))
+    } else {
+        Err(format!(
+            "backend `{name}` needs {} kernels, which this CPU ({}) cannot run",
+            variant.to_uppercase(),
+            Isa::hardware().name()
+        ))
+    })
 }
 
 /// Workers registered with `--worker NAME=COMMAND`, in registration order.
@@ -217,9 +247,11 @@ pub fn by_name_with(name: &str, limits: Limits) -> Result<Box<dyn Backend>, Stri
         let command = builtin_command(worker)?;
         return Ok(Box::new(ProcessBackend::new(name, command, limits)));
     }
+    if let Some(fast) = fast_variant(name) {
+        return fast.map(|f| Box::new(f) as Box<dyn Backend>);
+    }
     match name {
         "reference" => Ok(Box::new(Reference)),
-        "fast" => Ok(Box::new(Fast::new())),
         other => {
             let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
             match workers.iter().find(|(n, _)| n == other) {
@@ -257,5 +289,31 @@ mod tests {
             .contains("name of its own"));
         assert!(parse_worker("m=  ").unwrap_err().contains("empty"));
         assert!(by_name("nonesuch").err().unwrap().contains("--worker"));
+    }
+
+    #[test]
+    fn fast_variants_are_named_and_refuse_missing_instruction_sets() {
+        assert_eq!(by_name("fast").unwrap().name(), "fast");
+        assert_eq!(by_name("fast-scalar").unwrap().name(), "fast-scalar");
+        assert_eq!(by_name("fast-split").unwrap().name(), "fast-split");
+        assert!(!compiles("fast-split") && !compiles("fast-avx2") && compiles("xla"));
+        for isa in ["avx2", "avx512"] {
+            let name = format!("fast-{isa}");
+            match by_name(&name) {
+                Ok(b) => {
+                    assert!(Isa::parse(isa).unwrap().is_available());
+                    assert_eq!(b.name(), name);
+                }
+                Err(e) => {
+                    assert!(!Isa::parse(isa).unwrap().is_available());
+                    assert!(e.contains("cannot run"), "{e}");
+                }
+            }
+        }
+        assert!(fast_variant("fast-sse2").is_none());
+        assert!(by_name("fast-sse2")
+            .err()
+            .unwrap()
+            .contains("unknown backend"));
     }
 }

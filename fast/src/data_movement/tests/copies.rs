@@ -366,7 +366,7 @@ fn engine_fills_only_its_box() {
     p.lo = vec![1, 1];
     p.hi = vec![3, 3];
     let mut dst = vec![0u8; 12];
-    plan::execute(&p, &result, &mut dst, false);
+    plan::execute(&p, &result, &mut dst, crate::parallel::Par::flag(false));
     assert_eq!(dst, vec![0, 0, 0, 0, 0, 2, 3, 0, 0, 2, 3, 0]);
     let _ = ArrayData::shape(&lit(&result, &[0; 12]));
 }

@@ -153,9 +153,16 @@ fn module(
     }
 }
 
-/// Runs the module sequentially and across threads; both must equal `expected` byte for byte.
+/// Runs the module sequentially, across threads, and on tiny tasks with scalar tiles; each must
+/// equal `expected` byte for byte.
 fn check(m: &HloModule, args: &[Literal], expected: &Literal, what: &str) {
-    for fast in [Fast::sequential(), Fast::with_parallel_threshold(1)] {
+    for fast in [
+        Fast::sequential(),
+        Fast::with_parallel_threshold(1),
+        Fast::new()
+            .with_split_tasks()
+            .with_isa(crate::kernels::Isa::Scalar),
+    ] {
         let got = fast
             .execute(m, args)
             .unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -12,7 +12,7 @@
 //! leading NaN stays); when `a(p, j) ≠ 0` (NaN included) rows `j` and `p` are swapped and the part
 //! below the diagonal is multiplied by `1/a(j, j)` (divided by `a(j, j)` when
 //! `|a(j, j)| < ?LAMCH('S')`); otherwise `ipiv[j] = j`, nothing is scaled and `info` records the
-//! first such `j`. Then the trailing matrix gets the rank-one update. [`getrf_one`] performs these
+//! first such `j`. Then the trailing matrix gets the rank-one update. [`getrf_one_with`] performs these
 //! operations panel by panel with the same bits; blocked LAPACK (a matrix product for the trailing
 //! update) performs them in another order, so its values may differ in the last bits.
 
@@ -33,7 +33,7 @@ pub fn getrf<T: Elem>(a: &[T], g: Geometry) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     // One matrix at a time may use the pool for its trailing updates; several go there one each.
     let inner = g.parallel && !g.across();
     let run = |((mat, piv), info): ((&mut [T], &mut [i32]), &mut i32)| {
-        *info = getrf_one(mat, m, n, piv, inner)
+        *info = getrf_one_with(g.isa, mat, m, n, piv, inner)
     };
     if g.across() {
         lu.par_chunks_mut(m * n)
@@ -49,7 +49,7 @@ pub fn getrf<T: Elem>(a: &[T], g: Geometry) -> (Vec<T>, Vec<i32>, Vec<i32>) {
     (lu, ipiv, info)
 }
 
-/// Columns per panel of [`getrf_one`].
+/// Columns per panel of [`getrf_one_with`].
 const PANEL: usize = 32;
 
 /// Trailing updates of at least this many multiply-adds go to the pool (one column per task).
@@ -66,19 +66,10 @@ const PARALLEL_FLOPS: usize = 1 << 18;
 /// the unblocked algorithm: a trailing column's updates depend only on its own values and on `L`'s
 /// finished columns, and swapping its rows before rather than between the updates exchanges the
 /// same two rows of both the column and `L` (rows below the pivot being eliminated).
-pub fn getrf_one<T: Elem>(
-    a: &mut [T],
-    m: usize,
-    n: usize,
-    ipiv: &mut [i32],
-    parallel: bool,
-) -> i32 {
-    getrf_one_with(Isa::detect(), a, m, n, ipiv, parallel)
-}
-
-/// [`getrf_one`] with the trailing updates compiled for `isa` (one this CPU lacks runs as
-/// [`Isa::Scalar`]); every instruction set gives the same bits (the updates are separate
-/// multiplies and subtractions, never fused).
+///
+/// The trailing updates are compiled for `isa` (one this CPU lacks runs as [`Isa::Scalar`]);
+/// every instruction set gives the same bits (the updates are separate multiplies and
+/// subtractions, never fused).
 fn getrf_one_with<T: Elem>(
     isa: Isa,
     a: &mut [T],
@@ -87,11 +78,7 @@ fn getrf_one_with<T: Elem>(
     ipiv: &mut [i32],
     parallel: bool,
 ) -> i32 {
-    let isa = if Isa::available().contains(&isa) {
-        isa
-    } else {
-        Isa::Scalar
-    };
+    let isa = if isa.is_available() { isa } else { Isa::Scalar };
     let k = m.min(n);
     let mut info = 0i32;
     for j0 in (0..k).step_by(PANEL) {
@@ -402,12 +389,12 @@ mod tests {
         }
         let mut b: Vec<Complex64> = a.iter().map(|&x| Complex64::new(x, -x / 2.0)).collect();
         let (mut p, mut q) = (vec![0; m], vec![0; m]);
-        let info = getrf_one(&mut a, m, n, &mut p, true);
+        let info = getrf_one_with(Isa::detect(), &mut a, m, n, &mut p, true);
         assert!(info > 0 && info <= 71, "info {info}");
         let mut c = b.clone();
         let mut r = vec![0; m];
         assert_eq!(
-            getrf_one(&mut b, m, n, &mut q, true),
+            getrf_one_with(Isa::detect(), &mut b, m, n, &mut q, true),
             getf2(&mut c, m, n, &mut r)
         );
         assert_eq!((b, q), (c, r));

@@ -286,6 +286,7 @@ pub(crate) fn custom_call<'a>(
         parallel: exec
             .heavy()
             .parallel(arrays[0].shape().element_count() * a[nb].max(a[nb + 1]).max(1)),
+        isa: exec.isa,
     };
     match call.element_type {
         ElementType::F32 => routine::<f32>(instr, &call, arrays, geometry),
@@ -307,6 +308,8 @@ pub(crate) struct Geometry {
     pub m: usize,
     pub n: usize,
     pub parallel: bool,
+    /// The instruction set of the trailing updates.
+    pub isa: crate::kernels::Isa,
 }
 
 impl Geometry {
