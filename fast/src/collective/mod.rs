@@ -246,18 +246,28 @@ fn all_reduce<'a>(
         );
         let w = column[0].element_type().byte_width();
         let ty = column[0].element_type();
-        let slices: Vec<ArrayLiteral> = column
-            .iter()
-            .map(|a| {
-                ArrayLiteral::from_physical_bytes(
-                    ArrayShape::new(ty, vec![(hi - lo) as i64]),
-                    a.data()[lo * w..hi * w].to_vec(),
-                )
-                .map_err(|e| BackendError::Failure(e.to_string()))
-            })
-            .collect::<Result<_, _>>()?;
-        let refs: Vec<&ArrayLiteral> = slices.iter().collect();
-        let mine = combine(cx, &refs)?;
+        let slice_shape = ArrayShape::new(ty, vec![(hi - lo) as i64]);
+        let folded = reducer::recognize(to_apply(cx)?)
+            .filter(|_| root_type(cx) == Some(ty))
+            .and_then(|kind| fold_slices(kind, &column, lo, hi));
+        let mine = match folded {
+            Some(bytes) => ArrayLiteral::from_physical_bytes(slice_shape, bytes)
+                .map_err(|e| BackendError::Failure(e.to_string()))?,
+            None => {
+                let slices: Vec<ArrayLiteral> = column
+                    .iter()
+                    .map(|a| {
+                        ArrayLiteral::from_physical_bytes(
+                            slice_shape.clone(),
+                            a.data()[lo * w..hi * w].to_vec(),
+                        )
+                        .map_err(|e| BackendError::Failure(e.to_string()))
+                    })
+                    .collect::<Result<_, _>>()?;
+                let refs: Vec<&ArrayLiteral> = slices.iter().collect();
+                combine(cx, &refs)?
+            }
+        };
         let site = format!("{}#{k}.slices", cx.instr.name);
         let parts = exchange_at(cx, &site, group, vec![Literal::Array(mine)])?;
         let mut data = Vec::with_capacity(count * w);
@@ -275,6 +285,75 @@ fn all_reduce<'a>(
     } else {
         Value::Tuple(results)
     })
+}
+
+/// The element type of `to_apply`'s root, when it is an array.
+fn root_type(cx: &Ctx<'_, '_>) -> Option<ElementType> {
+    let comp = to_apply(cx).ok()?;
+    comp.root_instruction()
+        .shape
+        .as_array()
+        .map(|a| a.element_type)
+}
+
+/// Elements `lo..hi` of every member's row-major array combined by `kind` in group order
+/// (`((a₀ ∘ a₁) ∘ a₂) ∘ …`, each step rounded), as row-major bytes: the element-wise kernels'
+/// operations (IEEE `+` and `×`, [`binary::max_f32`] …) in one pass over each member's slice,
+/// with no intermediate arrays. `None` for element types other than f32 and f64, for `and`/`or`,
+/// and when a buffer is not aligned for its element type (the caller then combines through the
+/// element-wise kernels, which compute the same bits).
+fn fold_slices(
+    kind: reducer::Kind,
+    column: &[&ArrayLiteral],
+    lo: usize,
+    hi: usize,
+) -> Option<Vec<u8>> {
+    use crate::elementwise::binary;
+    use reducer::Kind;
+    let (c, l, h) = (column, lo, hi);
+    match (column.first()?.element_type(), kind) {
+        (ElementType::F32, Kind::Add) => fold_typed(c, l, h, |a: f32, b| a + b),
+        (ElementType::F32, Kind::Multiply) => fold_typed(c, l, h, |a: f32, b| a * b),
+        (ElementType::F32, Kind::Maximum) => fold_typed(c, l, h, binary::max_f32),
+        (ElementType::F32, Kind::Minimum) => fold_typed(c, l, h, binary::min_f32),
+        (ElementType::F64, Kind::Add) => fold_typed(c, l, h, |a: f64, b| a + b),
+        (ElementType::F64, Kind::Multiply) => fold_typed(c, l, h, |a: f64, b| a * b),
+        (ElementType::F64, Kind::Maximum) => fold_typed(c, l, h, binary::max_f64),
+        (ElementType::F64, Kind::Minimum) => fold_typed(c, l, h, binary::min_f64),
+        _ => None,
+    }
+}
+
+/// [`fold_slices`] for one element type `T` and step `f` (inlined into the loop).
+fn fold_typed<T: bytemuck::Pod>(
+    column: &[&ArrayLiteral],
+    lo: usize,
+    hi: usize,
+    f: impl Fn(T, T) -> T,
+) -> Option<Vec<u8>> {
+    fn slice<T: bytemuck::Pod>(a: &ArrayLiteral, lo: usize, hi: usize) -> Option<&[T]> {
+        bytemuck::try_cast_slice::<u8, T>(a.data())
+            .ok()?
+            .get(lo..hi)
+    }
+    let mut out = crate::alloc::zeroed((hi - lo) * std::mem::size_of::<T>());
+    let acc: &mut [T] = bytemuck::try_cast_slice_mut(&mut out).ok()?;
+    let first = slice(column.first()?, lo, hi)?;
+    match column.get(1) {
+        // The first step reads both members: no copy of the first one.
+        Some(second) => {
+            for ((x, &a), &b) in acc.iter_mut().zip(first).zip(slice(second, lo, hi)?) {
+                *x = f(a, b);
+            }
+        }
+        None => acc.copy_from_slice(first),
+    }
+    for a in column.iter().skip(2) {
+        for (x, &y) in acc.iter_mut().zip(slice(a, lo, hi)?) {
+            *x = f(*x, y);
+        }
+    }
+    Some(out)
 }
 
 /// The one dimension of `dimensions={d}`.
