@@ -380,8 +380,12 @@ fn seconds(s: f64) -> String {
 
 /// `machine: MODEL (N CPUs), fast kernels: ISA`: the CPU model (`/proc/cpuinfo`'s `model name`,
 /// `unknown CPU` elsewhere), the logical CPUs this process may use, and the instruction set
-/// `fast` selects at run time ([`conformance_fast::kernels::Isa::detect`]).
+/// `fast` selects at run time ([`conformance_fast::kernels::Isa::detect`]). When that set is
+/// capped below the CPU's by `CONFORMANCE_FAST_ISA`, the line says so (and that `dot`'s `gemm`
+/// kernels follow the CPU, not the cap); a set `XLA_FLAGS` (e.g. `--xla_cpu_max_isa=AVX2`, the
+/// same cap for XLA) is appended.
 pub fn machine_line() -> String {
+    use conformance_fast::kernels::Isa;
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
@@ -392,12 +396,29 @@ pub fn machine_line() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".into());
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let isa = match conformance_fast::kernels::Isa::detect() {
-        conformance_fast::kernels::Isa::Avx512 => "AVX-512F",
-        conformance_fast::kernels::Isa::Avx2Fma => "AVX2+FMA",
-        conformance_fast::kernels::Isa::Scalar => "scalar",
+    let label = |isa: Isa| match isa {
+        Isa::Avx512 => "AVX-512F",
+        Isa::Avx2Fma => "AVX2+FMA",
+        Isa::Scalar => "scalar",
     };
-    format!("machine: {model} ({cpus} CPUs), fast kernels: {isa}")
+    let (isa, hardware) = (Isa::detect(), Isa::hardware());
+    let mut line = format!(
+        "machine: {model} ({cpus} CPUs), fast kernels: {}",
+        label(isa)
+    );
+    if isa < hardware {
+        line.push_str(&format!(
+            " (capped by {}; the CPU has {}, which dot's gemm kernels still use)",
+            conformance_fast::kernels::ISA_ENV,
+            label(hardware)
+        ));
+    }
+    if let Ok(flags) = std::env::var("XLA_FLAGS") {
+        if !flags.trim().is_empty() {
+            line.push_str(&format!(", XLA_FLAGS={}", flags.trim()));
+        }
+    }
+    line
 }
 
 /// `conformance bench`: times `cases` (all when empty) on `names` and prints a header naming the
