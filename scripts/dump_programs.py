@@ -708,6 +708,39 @@ def _batch_norm_layer():
     return f, (x, scale, offset, t)
 
 
+@program("cumprod_narrow",
+         "jnp.cumprod of bf16[64] and f16[4,40] along axis 1 (values near 1, some exact "
+         "zeros and a negative run): reduce-window products (window = the whole axis, low "
+         "padding), each step rounded in the narrow type; out0 bf16[64], out1 f16[4,40]",
+         ["reduce-window", "multiply"])
+def _cumprod_narrow():
+    rng = np.random.default_rng(31)
+    a = rng.uniform(0.9, 1.12, 64).astype(jnp.bfloat16)
+    b = rng.uniform(0.8, 1.25, (4, 40)).astype(np.float16)
+    b[1, 17] = 0.0
+    b[3, 5:9] = -b[3, 5:9]
+    return (lambda a, b: (jnp.cumprod(a), jnp.cumprod(b, axis=1))), (a, b)
+
+
+@program("maxpool_grad",
+         "a 2x2 max-pool (stride 2, NHWC f32[2,8,8,3]) and its gradient for the loss "
+         "sum(pool(x) * t), with ties inside windows: the gradient lowers to select-and-scatter "
+         "(select GE, scatter add); out0 the pooled f32[2,4,4,3], out1 the gradient f32[2,8,8,3]",
+         ["select-and-scatter", "reduce-window"])
+def _maxpool_grad():
+    rng = np.random.default_rng(32)
+    x = np.round(rng.standard_normal((2, 8, 8, 3)) * 4).astype(f32) / f32(4)   # ties
+    t = rng.standard_normal((2, 4, 4, 3)).astype(f32)
+
+    def pool(x):
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+    def f(x, t):
+        return pool(x), jax.grad(lambda x: jnp.sum(pool(x) * t))(x)
+
+    return f, (x, t)
+
+
 # --- dumping --------------------------------------------------------------------------------------
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?[\w.\-]+\s*=\s*(.*)$")
