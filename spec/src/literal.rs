@@ -350,6 +350,9 @@ impl ArrayLiteral {
     /// The same values in another layout (padding filled per the new layout's padding value;
     /// runtime sizes kept).
     pub fn relayout(&self, layout: Layout) -> ArrayLiteral {
+        if self.shape.layout == layout {
+            return self.clone();
+        }
         let shape = self.shape.clone().with_layout(layout);
         let mut out = ArrayLiteral::zeros(shape);
         out.runtime_dimensions.clone_from(&self.runtime_dimensions);

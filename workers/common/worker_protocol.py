@@ -97,6 +97,7 @@ class FrameTooLong(Exception):
 
 
 def read_exact(n, at_boundary=False):
+    """`n` bytes of the request stream, as a bytearray (read in place: no copy of large frames)."""
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
@@ -105,7 +106,7 @@ def read_exact(n, at_boundary=False):
         if not k:
             raise StreamEnd(at_boundary and got == 0, f"stdin ended after {got} of {n} bytes")
         got += k
-    return bytes(buf)
+    return buf
 
 
 def read_frame(limit, at_boundary=False):
@@ -115,14 +116,23 @@ def read_frame(limit, at_boundary=False):
     return read_exact(length)
 
 
+def _write_all(data):
+    """Writes every byte of `data` (any buffer) to the reply stream (a raw file: a write may be
+    partial)."""
+    view = memoryview(data).cast("B")
+    while len(view):
+        k = _FRAMES_OUT.write(view)
+        view = view[k:]
+
+
 def write_message(header, data_frames=()):
-    out = bytearray()
+    """A header frame, then each data frame (bytes-like objects or uint8 numpy arrays), written
+    in place: large outputs are not copied into one message buffer."""
     body = json.dumps(header, separators=(",", ":")).encode()
-    out += struct.pack("<Q", len(body)) + body
+    _write_all(struct.pack("<Q", len(body)) + body)
     for d in data_frames:
-        out += struct.pack("<Q", len(d))
-        out += d
-    _FRAMES_OUT.write(out)
+        _write_all(struct.pack("<Q", memoryview(d).nbytes))
+        _write_all(d)
 
 
 def error_reply(req_id, kind, message):
@@ -172,7 +182,9 @@ def decode_input(i, desc, data):
     physical = np.frombuffer(data, dtype=dt).reshape([dims[d] for d in major_to_minor])
     # axis j of the logical array is the physical axis holding dimension j
     logical = np.transpose(physical, axes=np.argsort(major_to_minor)) if rank > 1 else physical
-    return np.array(logical, dtype=dt.newbyteorder("="), order="C")
+    # Row-major data in native byte order is used where it lies (no copy); else one copy.
+    # (ascontiguousarray gives a 0-d array one dimension: the reshape restores the shape.)
+    return np.ascontiguousarray(logical, dtype=dt.newbyteorder("=")).reshape(logical.shape)
 
 
 def decode_inputs(header, datas):
@@ -192,7 +204,8 @@ def encode_output(array):
         "dimensions": list(a.shape),
         "minor_to_major": list(range(rank - 1, -1, -1)),
     }
-    data = np.array(a, dtype=a.dtype.newbyteorder("<"), order="C").tobytes()
+    # Row-major little-endian bytes, as a uint8 view (no copy when `a` is already so).
+    data = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")).reshape(-1).view(np.uint8)
     return desc, data
 
 

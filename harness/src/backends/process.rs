@@ -299,7 +299,7 @@ impl ProcessBackend {
     pub fn shutdown(&self) {
         let mut state = self.lock();
         if let Some(mut w) = state.worker.take() {
-            let _ = wire::write_request(&mut w.stdin, &Request::Shutdown, &[]);
+            let _ = wire::write_request(&mut w.stdin, &Request::Shutdown, &[] as &[&[u8]]);
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
                 if let Ok(Some(_)) = w.child.try_wait() {
@@ -425,7 +425,12 @@ fn result_literal(
                 want.dimensions
             )));
         }
-        values.push(got.relayout(want.layout.clone()));
+        // Workers answer row-major; the root's layout is usually row-major too (no copy then).
+        values.push(if got.shape().layout == want.layout {
+            got
+        } else {
+            got.relayout(want.layout.clone())
+        });
     }
     assemble(root, &mut values.into_iter())
         .ok_or_else(|| BadResult::Malformed("fewer outputs than the root has leaves".to_string()))

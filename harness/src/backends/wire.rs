@@ -10,6 +10,7 @@ use conformance_spec::layout::Layout;
 use conformance_spec::literal::ArrayLiteral;
 use conformance_spec::shape::ArrayShape;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
 /// The protocol version this harness speaks: 2 adds modules of several devices (the hello's
@@ -209,30 +210,31 @@ pub fn read_reply(r: &mut impl Read) -> Result<Received, WireError> {
 pub fn write_request(
     w: &mut impl Write,
     request: &Request<'_>,
-    data: &[Vec<u8>],
+    data: &[impl AsRef<[u8]>],
 ) -> io::Result<()> {
     let header = serde_json::to_vec(request).map_err(io::Error::other)?;
     write_frame(w, &header)?;
     for d in data {
-        write_frame(w, d)?;
+        write_frame(w, d.as_ref())?;
     }
     w.flush()
 }
 
-/// A literal's header and bytes: its own `minor_to_major`, padding removed.
-pub fn encode_literal(a: &ArrayLiteral) -> (LiteralHeader, Vec<u8>) {
+/// A literal's header and bytes: its own `minor_to_major`, padding removed. The bytes are the
+/// literal's own buffer (borrowed, no copy) unless the layout is padded.
+pub fn encode_literal(a: &ArrayLiteral) -> (LiteralHeader, Cow<'_, [u8]>) {
     let layout = Layout::new(a.shape().layout.minor_to_major.clone());
-    let dense = if a.shape().layout.padded_dimensions.is_empty() {
-        a.clone()
+    let data = if a.shape().layout.padded_dimensions.is_empty() {
+        Cow::Borrowed(a.data())
     } else {
-        a.relayout(layout.clone())
+        Cow::Owned(a.relayout(layout.clone()).into_parts().1)
     };
     let header = LiteralHeader {
         element_type: a.element_type().hlo_name().to_string(),
         dimensions: a.dimensions().to_vec(),
         minor_to_major: layout.minor_to_major,
     };
-    (header, dense.into_parts().1)
+    (header, data)
 }
 
 /// The literal a header and data frame describe.
