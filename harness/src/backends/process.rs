@@ -684,7 +684,13 @@ mod tests {
             array("s32[3] {1, 2, 3}"),
             array("f32[2] {3, 4}"),
         ];
-        let (headers, data): (Vec<_>, Vec<_>) = parts.iter().map(wire::encode_literal).unzip();
+        let (headers, data): (Vec<_>, Vec<Vec<u8>>) = parts
+            .iter()
+            .map(|p| {
+                let (h, d) = wire::encode_literal(p);
+                (h, d.into_owned())
+            })
+            .unzip();
         let got = result_with_outfeed(&root, 2, &headers, data.clone(), Some(&[2, 0]))
             .ok()
             .unwrap();

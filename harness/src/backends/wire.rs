@@ -311,7 +311,7 @@ mod tests {
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(values, vec![1, 4, 2, 5, 3, 6]);
-        let back = decode_literal(&h, bytes).unwrap();
+        let back = decode_literal(&h, bytes.into_owned()).unwrap();
         assert!(back.logical_eq(&a));
 
         let mut padded = shape;
@@ -319,7 +319,9 @@ mod tests {
         let p = a.relayout(padded.layout.clone());
         let (h2, bytes2) = encode_literal(&p);
         assert_eq!(bytes2.len(), 12);
-        assert!(decode_literal(&h2, bytes2).unwrap().logical_eq(&a));
+        assert!(decode_literal(&h2, bytes2.into_owned())
+            .unwrap()
+            .logical_eq(&a));
     }
 
     #[test]
