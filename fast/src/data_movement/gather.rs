@@ -206,9 +206,11 @@ pub(super) fn gather<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     // Source offset of each window's start (clamped so the window fits).
     let batches = iv.count();
     let mut table = vec![0i64; batches];
+    let par = cx.par(batches * 8);
+    let chunk = par.task(INDEX_CHUNK);
     let fill_table = |(c, part): (usize, &mut [i64])| {
         for (j, t) in part.iter_mut().enumerate() {
-            let b = c * INDEX_CHUNK + j;
+            let b = c * chunk + j;
             *t = (0..iv.len)
                 .map(|k| {
                     let d = n.start_index_map[k];
@@ -218,16 +220,10 @@ pub(super) fn gather<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
                 .sum();
         }
     };
-    if cx.parallel(batches * 8) {
-        table
-            .par_chunks_mut(INDEX_CHUNK)
-            .enumerate()
-            .for_each(fill_table);
+    if par.on {
+        table.par_chunks_mut(chunk).enumerate().for_each(fill_table);
     } else {
-        table
-            .chunks_mut(INDEX_CHUNK)
-            .enumerate()
-            .for_each(fill_table);
+        table.chunks_mut(chunk).enumerate().for_each(fill_table);
     }
     // Maps: offset dimensions walk the window; batch dimensions index the table (row-major).
     let rank = result.rank();
