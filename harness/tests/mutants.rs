@@ -157,6 +157,21 @@ fn isa_and_split_variants() {
     }
 }
 
+/// f32 transposes and layout-changing copies of matrices large enough for several of fast's
+/// 32 × 32 transpose tiles (the AVX kernel) per block, which the default size cap (400
+/// elements) never reaches.
+#[test]
+fn large_f32_transposes() {
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(41, 80);
+    o.filters.ops = vec!["transpose".into(), "copy".into()];
+    o.filters.dtypes = vec!["f32".into()];
+    o.generator.shapes.max_elements = 12_000;
+    o.generator.shapes.max_dimension = 130;
+    o.generator.shapes.max_rank = 2;
+    sweep(&catalog, &o, "large f32 transposes (seed 41)");
+}
+
 #[test]
 fn graphs() {
     let catalog = Catalog::builtin().unwrap();
