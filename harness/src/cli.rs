@@ -308,6 +308,11 @@ fn load_catalog(dir: &Option<PathBuf>) -> Result<Catalog, (i32, String)> {
 
 fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
     conformance_spec::backend::set_max_while_iterations(cli.max_iterations);
+    // fast reads its instruction-set cap once and ignores a value it does not know: say so here.
+    if let Ok(v) = std::env::var(conformance_fast::kernels::ISA_ENV) {
+        conformance_fast::kernels::Isa::parse(&v)
+            .map_err(|e| (2, format!("{}: {e}", conformance_fast::kernels::ISA_ENV)))?;
+    }
     for (name, command) in cli.worker {
         crate::backends::register_worker(name, command);
     }

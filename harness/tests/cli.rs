@@ -439,3 +439,39 @@ fn replay_refuses_to_generate_huge_inputs() {
         "{err}"
     );
 }
+
+#[test]
+fn an_unknown_instruction_set_cap_exits_two_and_a_known_one_runs_fast_with_it() {
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["run", "--ops", "add", "--dtypes", "f32", "--cases", "4"])
+        .env("CI", "true")
+        .env("CONFORMANCE_FAST_ISA", "sse9")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("CONFORMANCE_FAST_ISA") && err.contains("scalar, avx2 or avx512"),
+        "{err}"
+    );
+    let good = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args([
+            "run",
+            "--ops",
+            "add,exponential",
+            "--dtypes",
+            "f32",
+            "--cases",
+            "20",
+        ])
+        .env("CI", "true")
+        .env("CONFORMANCE_FAST_ISA", "scalar")
+        .output()
+        .unwrap();
+    assert_eq!(
+        good.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+}
