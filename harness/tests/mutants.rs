@@ -172,6 +172,21 @@ fn large_f32_transposes() {
     sweep(&catalog, &o, "large f32 transposes (seed 41)");
 }
 
+/// Complex element-wise ops on special, extreme and small values only: zeros of both signs,
+/// components near overflow and underflow (fast's scaled products and quotients), which a sweep
+/// over every value class reaches in one or two components of a case at most. (Infinite and NaN
+/// components are implementation-defined for complex operands and masked: docs/mutants.md.)
+#[test]
+fn complex_corners() {
+    use conformance::generate::values::ValueClass;
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(51, 400);
+    o.filters.ops = family_ops(&catalog, "elementwise");
+    o.filters.dtypes = vec!["c64".into(), "c128".into()];
+    o.generator.values = vec![ValueClass::Special, ValueClass::Extreme, ValueClass::Small];
+    sweep(&catalog, &o, "complex corners (seed 51)");
+}
+
 #[test]
 fn graphs() {
     let catalog = Catalog::builtin().unwrap();
