@@ -14,11 +14,12 @@
 //! `lapack_syevd_f32_256` (`jnp.linalg.eigh`), and random bits (issue 18):
 //! `rng_bit_generator_philox_u32_16M` and `rng_bit_generator_three_fry_u32_16M`, and collectives
 //! over several devices (docs/collectives.md): `all_reduce_f32_8x1M` (a sum over 8 replicas of
-//! 2²⁰ elements each; XLA runs it on 8 host devices). Each is run once per backend to warm up
-//! (XLA compiles then; compiled programs are cached by the worker), then the backends run in
-//! rounds, one run each per round ([`time_interleaved`]), until both `repeat` rounds and
-//! `min_time` per backend have passed; the median is reported. Interleaved runs see the same
-//! machine, so a ratio holds within one run on a machine with other load.
+//! 2²⁰ elements each; XLA runs it on 8 host devices). Each is run once to warm up (XLA compiles
+//! then; compiled programs are cached by the worker), then repeated until both `repeat` runs and
+//! `min_time` have passed; the median is reported. Backends are timed one after the other, not
+//! interleaved: a worker's runtime keeps its threads spinning for a while after a run (XLA's
+//! thread pools, OpenBLAS), which would be charged to whichever backend runs next (measured:
+//! fast's gather took twice as long right after XLA's).
 //!
 //! What is timed: for in-process backends, `execute()` (output allocation included, inputs
 //! already in memory); for a worker that reports `execute_micros` in its results
@@ -331,72 +332,43 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// One run of `case` on `backend`: (its own execution time, the wall time of the call), seconds.
-fn run_once(backend: &dyn Backend, case: &BenchCase) -> Result<(f64, f64), String> {
-    let start = Instant::now();
-    let out = backend
-        .execute(&case.module, &case.args)
-        .map_err(|e| format!("{}: {e}", backend.name()))?;
-    let wall = start.elapsed().as_secs_f64();
-    drop(out);
-    let own = backend
-        .last_execute_micros()
-        .map_or(wall, |us| us as f64 / 1e6);
-    Ok((own, wall))
-}
-
-/// Times `case` on every backend, interleaved: one warm-up run each, then rounds in which each
-/// backend runs once, at least `repeat` rounds and until every backend has run for `min_time`
-/// (at most 1000 rounds). Interleaving makes the backends share the machine's state (other load,
-/// frequency, memory): a slow spell slows all of them alike, so their ratio holds within one run
-/// even on a shared machine, which timing one backend after the other does not give.
+/// Times `case` on `backend`: one warm-up run, then `repeat` runs or more until `min_time`.
 ///
-/// Errors: per backend, its first error (it is not run again).
-pub fn time_interleaved(
-    backends: &[&dyn Backend],
+/// Errors: the backend's error, with its name.
+pub fn time_case(
+    backend: &dyn Backend,
     case: &BenchCase,
     repeat: usize,
     min_time: Duration,
-) -> Vec<Result<Timing, String>> {
-    let mut failed: Vec<Option<String>> =
-        backends.iter().map(|b| run_once(*b, case).err()).collect();
-    let mut own: Vec<Vec<f64>> = vec![Vec::new(); backends.len()];
-    let mut wall: Vec<Vec<f64>> = vec![Vec::new(); backends.len()];
-    let mut spent = vec![0.0f64; backends.len()];
-    let mut rounds = 0;
-    loop {
-        let live: Vec<usize> = (0..backends.len())
-            .filter(|&k| failed[k].is_none())
-            .collect();
-        let enough =
-            rounds >= repeat.max(1) && live.iter().all(|&k| spent[k] >= min_time.as_secs_f64());
-        if live.is_empty() || enough || rounds >= 1000 {
+) -> Result<Timing, String> {
+    let run = || -> Result<(f64, f64), String> {
+        let start = Instant::now();
+        let out = backend
+            .execute(&case.module, &case.args)
+            .map_err(|e| format!("{}: {e}", backend.name()))?;
+        let wall = start.elapsed().as_secs_f64();
+        drop(out);
+        let own = backend
+            .last_execute_micros()
+            .map_or(wall, |us| us as f64 / 1e6);
+        Ok((own, wall))
+    };
+    run()?;
+    let (mut own, mut wall) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    while own.len() < repeat.max(1) || start.elapsed() < min_time {
+        let (o, w) = run()?;
+        own.push(o);
+        wall.push(w);
+        if own.len() >= 1000 {
             break;
         }
-        for k in live {
-            match run_once(backends[k], case) {
-                Ok((o, w)) => {
-                    own[k].push(o);
-                    wall[k].push(w);
-                    spent[k] += w;
-                }
-                Err(e) => failed[k] = Some(e),
-            }
-        }
-        rounds += 1;
     }
-    failed
-        .into_iter()
-        .zip(own.into_iter().zip(wall))
-        .map(|(f, (o, w))| match f {
-            Some(e) => Err(e),
-            None => Ok(Timing {
-                runs: o.len(),
-                execute: median(o),
-                round_trip: median(w),
-            }),
-        })
-        .collect()
+    Ok(Timing {
+        runs: own.len(),
+        execute: median(own),
+        round_trip: median(wall),
+    })
 }
 
 fn seconds(s: f64) -> String {
@@ -522,10 +494,9 @@ pub fn bench_command(
         };
         write!(out, "{:<30}", case.name).map_err(io)?;
         out.flush().map_err(io)?;
-        let refs: Vec<&dyn Backend> = owned.iter().map(|b| b.as_ref()).collect();
         let mut times = Vec::new();
-        for t in time_interleaved(&refs, &case, repeat, min_time) {
-            match t {
+        for b in &owned {
+            match time_case(b.as_ref(), &case, repeat, min_time) {
                 Ok(t) => {
                     let shown = if (t.round_trip - t.execute).abs() > 1e-4 {
                         format!("{} ({})", seconds(t.execute), seconds(t.round_trip))
@@ -542,8 +513,8 @@ pub fn bench_command(
                     code = 3;
                 }
             }
+            out.flush().map_err(io)?;
         }
-        out.flush().map_err(io)?;
         for other in &times[1..] {
             let ratio = match (times[0], *other) {
                 (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
@@ -555,8 +526,8 @@ pub fn bench_command(
     }
     writeln!(
         out,
-        "median of the runs (the backends' runs interleaved); a worker's own execution time, its \
-         round trip through the pipe in parentheses; {first}/X < 1 means {first} is faster than X"
+        "median of the runs; a worker's own execution time, its round trip through the pipe in \
+         parentheses; {first}/X < 1 means {first} is faster than X"
     )
     .map_err(io)?;
     Ok(code)
