@@ -109,6 +109,12 @@ impl<'a> ArrayRef<'a> {
         }
     }
 
+    /// The storage when this value is exactly its literal (no view, no runtime sizes): what
+    /// can be lent to other devices without a copy.
+    pub(crate) fn plain_storage(&self) -> Option<&Storage<'a>> {
+        (self.view.is_none() && self.runtime_sizes.is_none()).then_some(&self.storage)
+    }
+
     /// The physical bytes (in the order of [`ArrayRef::shape`]'s layout).
     pub(crate) fn data(&self) -> &[u8] {
         self.literal().data()

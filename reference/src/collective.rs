@@ -40,10 +40,7 @@ fn exchange(
     operands: &[&Literal],
 ) -> Result<Vec<Vec<ArrayLiteral>>, BackendError> {
     let mine = Literal::Tuple(operands.iter().map(|&o| o.clone()).collect());
-    let all = ctx
-        .device
-        .rendezvous
-        .exchange(ctx.device.id, &instr.name, group, mine)?;
+    let all = ctx.device.exchange(&instr.name, group, mine)?;
     all.into_iter()
         .map(|v| match v.as_ref() {
             Literal::Tuple(items) => items

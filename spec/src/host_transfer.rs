@@ -221,6 +221,7 @@ where
         module_has(module, Opcode::Outfeed),
     );
     let mut feeds = Vec::with_capacity(per_device.len());
+    let mut parameters = Vec::with_capacity(per_device.len());
     for (d, a) in per_device.iter().enumerate() {
         if a.len() > params && !reads {
             return Err(BackendError::Invalid(format!(
@@ -231,10 +232,10 @@ where
         }
         let queue = a.get(params..).map(<[Literal]>::to_vec).unwrap_or_default();
         feeds.push(Feeds::new(queue));
+        parameters.push(&a[..params.min(a.len())]);
     }
-    crate::collective::run_devices_with(grid, &feeds, |device| {
-        let own = per_device[device.id];
-        let root = run(device, &own[..params.min(own.len())])?;
+    crate::collective::run_devices_lending(grid, &feeds, &parameters, |device| {
+        let root = run(device, parameters[device.id])?;
         Ok(if writes {
             Literal::Tuple(vec![root, Literal::Tuple(device.feeds.take_outfeed()?)])
         } else {
@@ -333,9 +334,7 @@ pub fn send(
     })?;
     let value = Arc::new(value);
     for (_, t) in pairs.iter().filter(|p| p.0 == device.id) {
-        device
-            .rendezvous
-            .post(mail_key(c, n, device.id, *t), value.clone());
+        device.post(mail_key(c, n, device.id, *t), value.clone())?;
     }
     Ok(())
 }
@@ -377,7 +376,7 @@ pub fn recv_done(
         ))),
         Some(None) => Ok(None),
         Some(Some(key)) => {
-            let v = device.rendezvous.take(device.id, &key)?;
+            let v = device.take(&key)?;
             match &instr.shape {
                 Shape::Tuple(p) if p.first().is_some_and(|d| d.compatible(&v.shape())) => {
                     Ok(Some(v))

@@ -7,8 +7,9 @@
 
 use crate::contraction::reducer;
 use crate::op_context::Ctx;
+use crate::value::Storage;
 use crate::value::Value;
-use conformance_spec::collective::{participants, permute_peers};
+use conformance_spec::collective::{participants, permute_peers, Device, Lent};
 use conformance_spec::hlo::{HloInstruction, Opcode};
 use conformance_spec::{ArrayLiteral, ArrayShape, BackendError, ElementType, Literal, Shape};
 use std::sync::Arc;
@@ -39,7 +40,7 @@ pub(crate) fn evaluate<'a>(cx: Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
             Ok(Value::owned(match source {
                 Some(s) => {
                     let from = domain.iter().position(|&m| m == s).unwrap_or(0);
-                    item(&values[from], 0)?.clone()
+                    values.item(from, 0)?.clone()
                 }
                 None => ArrayLiteral::zeros(row_major(out)),
             }))
@@ -84,35 +85,53 @@ fn result_shape(instr: &HloInstruction, k: usize) -> Result<&ArrayShape, Backend
     }
 }
 
-/// One member's exchanged operands (row-major arrays, shared between the devices).
-type Shared = Arc<Literal>;
+/// Every member's lent arrays (row-major), in group order: nothing is copied to exchange
+/// them (a parameter is read where the run holds it, other values are shared).
+struct Exchanged<'d> {
+    device: Device<'d>,
+    group: Vec<usize>,
+    lent: Vec<Arc<[Lent]>>,
+}
 
-/// The `k`-th array of a member's exchanged tuple.
-fn item(v: &Shared, k: usize) -> Result<&ArrayLiteral, BackendError> {
-    match v.as_ref() {
-        Literal::Tuple(items) => match items.get(k) {
-            Some(Literal::Array(a)) => Ok(a),
-            _ => Err(BackendError::Failure("a non-array was exchanged".into())),
-        },
-        _ => Err(BackendError::Failure("a non-tuple was exchanged".into())),
+impl Exchanged<'_> {
+    /// Array `k` of the member at position `i` of the group.
+    fn item(&self, i: usize, k: usize) -> Result<&ArrayLiteral, BackendError> {
+        let lent = self
+            .lent
+            .get(i)
+            .and_then(|l| l.get(k))
+            .ok_or_else(|| BackendError::Failure(format!("member {i} lent no array {k}")))?;
+        self.device.lent(self.group[i], lent)
+    }
+
+    /// Array `k` of every member, in group order.
+    fn column(&self, k: usize) -> Result<Vec<&ArrayLiteral>, BackendError> {
+        (0..self.lent.len()).map(|i| self.item(i, k)).collect()
+    }
+
+    fn len(&self) -> usize {
+        self.lent.len()
     }
 }
 
-/// Deposits this device's operands (row-major) at `site` and returns every member's, in group
-/// order, shared.
-fn exchange_at(
-    cx: &Ctx<'_, '_>,
+/// Lends this device's `arrays` at `site` and returns every member's, in group order.
+fn exchange_at<'d>(
+    cx: &Ctx<'d, '_>,
     site: &str,
     group: &[usize],
-    mine: Vec<Literal>,
-) -> Result<Vec<Shared>, BackendError> {
-    cx.device
-        .rendezvous
-        .exchange(cx.device.id, site, group, Literal::Tuple(mine))
+    arrays: Vec<Lent>,
+) -> Result<Exchanged<'d>, BackendError> {
+    Ok(Exchanged {
+        device: cx.device,
+        group: group.to_vec(),
+        lent: cx.device.lend(site, group, arrays)?,
+    })
 }
 
-/// The operands in row-major layout.
-fn row_major_operands(cx: &Ctx<'_, '_>) -> Result<Vec<Literal>, BackendError> {
+/// The operands in row-major layout, as they can be lent: a parameter by its number, a shared
+/// buffer by reference; other values (another layout, a view, a splat, a constant) are
+/// materialized once.
+fn lendable_operands(cx: &Ctx<'_, '_>) -> Result<Vec<Lent>, BackendError> {
     cx.operands
         .iter()
         .map(|v| {
@@ -120,14 +139,29 @@ fn row_major_operands(cx: &Ctx<'_, '_>) -> Result<Vec<Literal>, BackendError> {
                 Some(a) => Shape::Array(row_major(a)),
                 None => return invalid(format!("{}: an operand is not an array", cx.instr.opcode)),
             };
-            crate::interpreter::conform(v.clone(), &shape, cx.exec)?.into_literal()
+            let v = crate::interpreter::conform(v.clone(), &shape, cx.exec)?;
+            if let Value::Array(a) = &v {
+                match a.plain_storage() {
+                    Some(Storage::Shared(s)) => return Ok(Lent::Shared(s.clone())),
+                    Some(Storage::Borrowed(b)) => {
+                        if let Some(p) = cx.device.as_parameter(b) {
+                            return Ok(p);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            match v.into_literal()? {
+                Literal::Array(a) => Ok(Lent::Shared(Arc::new(a))),
+                _ => invalid(format!("{}: an operand is not an array", cx.instr.opcode)),
+            }
         })
         .collect()
 }
 
-/// Deposits this device's operands (row-major) and returns every member's, in group order.
-fn exchange(cx: &Ctx<'_, '_>, group: &[usize]) -> Result<Vec<Shared>, BackendError> {
-    let mine = row_major_operands(cx)?;
+/// Lends this device's operands (row-major) and returns every member's, in group order.
+fn exchange<'d>(cx: &Ctx<'d, '_>, group: &[usize]) -> Result<Exchanged<'d>, BackendError> {
+    let mine = lendable_operands(cx)?;
     exchange_at(cx, &cx.instr.name, group, mine)
 }
 
@@ -223,10 +257,7 @@ fn all_reduce<'a>(
     let recognized = reducer_step(cx)?.is_some();
     let mut results = Vec::with_capacity(n);
     for k in 0..n {
-        let column: Vec<&ArrayLiteral> = values
-            .iter()
-            .map(|v| item(v, k))
-            .collect::<Result<_, _>>()?;
+        let column = values.column(k)?;
         let out = result_shape(cx.instr, k)?;
         if out.dimensions != column[0].dimensions() {
             return invalid(format!(
@@ -269,10 +300,10 @@ fn all_reduce<'a>(
             }
         };
         let site = format!("{}#{k}.slices", cx.instr.name);
-        let parts = exchange_at(cx, &site, group, vec![Literal::Array(mine)])?;
+        let parts = exchange_at(cx, &site, group, vec![Lent::Shared(Arc::new(mine))])?;
         let mut data = Vec::with_capacity(count * w);
-        for p in &parts {
-            data.extend_from_slice(item(p, 0)?.data());
+        for p in parts.column(0)? {
+            data.extend_from_slice(p.data());
         }
         results.push(
             ArrayLiteral::from_physical_bytes(row_major(column[0].shape()), data)
@@ -378,11 +409,8 @@ fn split_at(shape: &ArrayShape, d: usize) -> (usize, usize) {
     )
 }
 
-fn all_gather<'a>(instr: &HloInstruction, values: &[Shared]) -> Result<Value<'a>, BackendError> {
-    let parts: Vec<&ArrayLiteral> = values
-        .iter()
-        .map(|v| item(v, 0))
-        .collect::<Result<_, _>>()?;
+fn all_gather<'a>(instr: &HloInstruction, values: &Exchanged) -> Result<Value<'a>, BackendError> {
+    let parts = values.column(0)?;
     let part = parts[0].shape();
     let d = dimension(instr, part.rank())?;
     let out = result_shape(instr, 0)?;
@@ -424,13 +452,10 @@ fn block(a: &ArrayLiteral, d: usize, g: usize, k: usize) -> Vec<u8> {
 
 fn reduce_scatter<'a>(
     cx: &Ctx<'_, 'a>,
-    values: &[Shared],
+    values: &Exchanged,
     position: usize,
 ) -> Result<Value<'a>, BackendError> {
-    let column: Vec<&ArrayLiteral> = values
-        .iter()
-        .map(|v| item(v, 0))
-        .collect::<Result<_, _>>()?;
+    let column = values.column(0)?;
     let operand = column[0].shape().clone();
     let d = dimension(cx.instr, operand.rank())?;
     let g = values.len();
@@ -448,15 +473,14 @@ fn reduce_scatter<'a>(
 
 fn all_to_all<'a>(
     instr: &HloInstruction,
-    values: &[Shared],
+    values: &Exchanged,
     position: usize,
 ) -> Result<Value<'a>, BackendError> {
     let g = values.len();
     if instr.attribute("dimensions").is_none() {
         // The tuple form: result j is member j's operand for this position.
-        return values
-            .iter()
-            .map(|v| item(v, position).map(|a| Value::owned(a.clone())))
+        return (0..g)
+            .map(|j| values.item(j, position).map(|a| Value::owned(a.clone())))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|_| {
                 BackendError::Invalid(format!(
@@ -465,10 +489,7 @@ fn all_to_all<'a>(
             })
             .map(Value::Tuple);
     }
-    let parts: Vec<&ArrayLiteral> = values
-        .iter()
-        .map(|v| item(v, 0))
-        .collect::<Result<_, _>>()?;
+    let parts = values.column(0)?;
     let operand = parts[0].shape();
     let d = dimension(instr, operand.rank())?;
     let out = result_shape(instr, 0)?;

@@ -68,3 +68,34 @@ fn device_ids_over_partitions() {
     let hlo = "HloModule m, replica_count=2, num_partitions=3\nENTRY e {\n  r = u32[] replica-id()\n  p = u32[] partition-id()\n  ROOT t = (u32[], u32[]) tuple(r, p)\n}\n";
     both(hlo, &[]);
 }
+
+#[test]
+fn operands_of_every_kind_are_lent() {
+    // A row-major parameter (lent by number), a computed value (shared), a constant and a
+    // reshaped parameter (materialized), a column-major parameter (relayout), in one
+    // variadic all-reduce and an all-gather; sliced and gathered in group order.
+    let hlo = format!(
+        "HloModule m, replica_count=3\n{SUM}ENTRY e {{\n  x = f32[4]{{0}} parameter(0)\n  y = f32[2,2]{{0,1}} parameter(1)\n  n = f32[4]{{0}} negate(x)\n  c = f32[4]{{0}} constant({{1, 2, 3, 4}})\n  b = f32[2,2]{{1,0}} reshape(x)\n  r = (f32[4]{{0}}, f32[4]{{0}}, f32[4]{{0}}, f32[2,2]{{1,0}}, f32[2,2]{{1,0}}) all-reduce(x, n, c, b, y), replica_groups={{{{2,0,1}}}}, to_apply=sum\n  g = f32[12]{{0}} all-gather(x), dimensions={{0}}, replica_groups={{{{1,2,0}}}}\n  ROOT t = ((f32[4]{{0}}, f32[4]{{0}}, f32[4]{{0}}, f32[2,2]{{1,0}}, f32[2,2]{{1,0}}), f32[12]{{0}}) tuple(r, g)\n}}\n"
+    );
+    let mut inputs = Vec::new();
+    for k in 0..3 {
+        inputs.push(format!("f32[4] {{{k}.5, -1e8, 1e8, 0.25}}"));
+        inputs.push(format!("f32[2,2] {{{{{k}, 1}}, {{2, 3}}}}"));
+    }
+    let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let got = both(&hlo, &refs);
+    let Literal::Tuple(devices) = got else {
+        panic!()
+    };
+    // Device 0's gather is members 1, 2, 0 in turn.
+    let Literal::Tuple(parts) = &devices[0] else {
+        panic!()
+    };
+    assert_eq!(
+        parts[1],
+        parse_literal(
+            "f32[12] {1.5, -1e8, 1e8, 0.25, 2.5, -1e8, 1e8, 0.25, 0.5, -1e8, 1e8, 0.25}"
+        )
+        .unwrap()
+    );
+}

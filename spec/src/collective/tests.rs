@@ -132,9 +132,7 @@ fn devices_exchange_values_in_group_order() {
             } else {
                 vec![3, 1]
             };
-            let got =
-                d.rendezvous
-                    .exchange(d.id, "site", &group, scalar(10 * round + d.id as u32))?;
+            let got = d.exchange("site", &group, scalar(10 * round + d.id as u32))?;
             for v in got {
                 let Literal::Array(a) = v.as_ref() else {
                     unreachable!()
@@ -161,6 +159,80 @@ fn devices_exchange_values_in_group_order() {
 }
 
 #[test]
+fn devices_lend_their_parameters_without_copying() {
+    let grid = DeviceGrid {
+        replicas: 3,
+        partitions: 1,
+    };
+    let args = [scalar(7), scalar(8), scalar(9)];
+    let per_device: Vec<&[Literal]> = args.chunks(1).collect();
+    let out = run_devices_lending(grid, &[], &per_device, |d| {
+        let Literal::Array(mine) = &per_device[d.id][0] else {
+            unreachable!()
+        };
+        // The parameter itself is lent by number; an equal copy is not the parameter.
+        let lent = d.as_parameter(mine).expect("its own parameter");
+        assert!(matches!(lent, Lent::Parameter(0)));
+        assert!(d.as_parameter(&mine.clone()).is_none());
+        let got = d.lend("site", &[0, 1, 2], vec![lent])?;
+        let mut total = 0;
+        for (member, arrays) in got.iter().enumerate() {
+            let a = d.lent(member, &arrays[0])?;
+            // The same buffer as the member's argument, not a copy.
+            let Literal::Array(theirs) = &per_device[member][0] else {
+                unreachable!()
+            };
+            assert!(std::ptr::eq(a, theirs));
+            total = total * 100 + a.get_bits_linear(0) as u32;
+        }
+        // A site where one member moves a value and another lends is refused.
+        if d.id == 0 {
+            d.exchange("mixed", &[0, 1], scalar(1))?;
+        } else if d.id == 1 {
+            d.lend("mixed", &[0, 1], vec![Lent::Parameter(0)])?;
+        }
+        Ok(scalar(total))
+    })
+    .unwrap_err();
+    assert!(out.to_string().contains("both moved values and lent arrays"), "{out}");
+    // Without the mixed site every device sees 7, 8, 9 in group order.
+    let out = run_devices_lending(grid, &[], &per_device, |d| {
+        let Literal::Array(mine) = &per_device[d.id][0] else {
+            unreachable!()
+        };
+        let got = d.lend("site", &[2, 0, 1], vec![d.as_parameter(mine).unwrap()])?;
+        let mut total = 0;
+        for (i, arrays) in got.iter().enumerate() {
+            total = total * 100 + d.lent([2, 0, 1][i], &arrays[0])?.get_bits_linear(0) as u32;
+        }
+        Ok(scalar(total))
+    })
+    .unwrap();
+    assert_eq!(out, Literal::Tuple(vec![scalar(90708); 3]));
+    // A run that lends no parameters: nothing is a parameter, and a stray number is an error.
+    let out = run_devices(grid, |d| {
+        let Literal::Array(a) = scalar(1) else {
+            unreachable!()
+        };
+        assert!(d.as_parameter(&a).is_none());
+        d.lent(0, &Lent::Parameter(0)).map(|_| scalar(0))
+    });
+    assert!(matches!(out, Err(BackendError::Failure(_))), "{out:?}");
+}
+
+#[test]
+fn a_device_on_its_own_meets_only_itself() {
+    let d = Device::single();
+    let got = d.exchange("site", &[0], scalar(4)).unwrap();
+    assert_eq!(*got[0], scalar(4));
+    assert!(matches!(
+        d.exchange("site", &[0, 1], scalar(4)),
+        Err(BackendError::Unsupported(_))
+    ));
+    assert!(matches!(d.take("k"), Err(BackendError::Unsupported(_))));
+}
+
+#[test]
 fn a_missing_partner_is_a_deadlock_not_a_hang() {
     let grid = DeviceGrid {
         replicas: 3,
@@ -171,7 +243,7 @@ fn a_missing_partner_is_a_deadlock_not_a_hang() {
             // Never reaches the exchange.
             return Ok(scalar(0));
         }
-        d.rendezvous.exchange(d.id, "site", &[0, 1, 2], scalar(1))?;
+        d.exchange("site", &[0, 1, 2], scalar(1))?;
         Ok(scalar(1))
     })
     .unwrap_err();
@@ -182,7 +254,7 @@ fn a_missing_partner_is_a_deadlock_not_a_hang() {
         if d.id == 1 {
             return Err(BackendError::Invalid("bad operand".into()));
         }
-        d.rendezvous.exchange(d.id, "site", &[0, 1, 2], scalar(1))?;
+        d.exchange("site", &[0, 1, 2], scalar(1))?;
         Ok(scalar(1))
     })
     .unwrap_err();
