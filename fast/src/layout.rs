@@ -11,6 +11,7 @@ use crate::parallel::Par;
 use crate::value::ArrayData;
 use conformance_spec::index;
 use conformance_spec::literal::{padding_bits, ArrayLiteral};
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, Layout};
 
 /// Element count from which a strided copy is split across threads.
@@ -20,12 +21,15 @@ const PARALLEL_COPY_ELEMENTS: usize = 1 << 16;
 /// position in buffers of the same size (the padding *value* does not matter here): equal physical
 /// widths and equal strides for every dimension of size > 1.
 pub fn same_physical_layout(a: &ArrayShape, b: &ArrayShape) -> bool {
-    if a.dimensions != b.dimensions
-        || index::physical_dimensions(a) != index::physical_dimensions(b)
+    if !slices_equal(&a.dimensions, &b.dimensions)
+        || !slices_equal(
+            &index::physical_dimensions(a),
+            &index::physical_dimensions(b),
+        )
     {
         return false;
     }
-    if a.layout.minor_to_major == b.layout.minor_to_major {
+    if slices_equal(&a.layout.minor_to_major, &b.layout.minor_to_major) {
         return true;
     }
     let (sa, sb) = (index::strides(a), index::strides(b));

@@ -47,13 +47,32 @@ impl PaddingValue {
 }
 
 /// The layout of an array shape (seed 000, `message Layout`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, Eq, Default)]
 pub struct Layout {
     /// Dimension numbers from the most minor (fastest varying in memory) to the most major.
     pub minor_to_major: Vec<i64>,
     /// Width each dimension is padded to, indexed by dimension number; empty when unpadded.
     pub padded_dimensions: Vec<i64>,
     pub padding_value: PaddingValue,
+}
+
+impl PartialEq for Layout {
+    /// Field by field, without `memcmp` on empty vectors ([`crate::shape::slices_equal`]).
+    fn eq(&self, other: &Layout) -> bool {
+        use crate::shape::slices_equal;
+        slices_equal(&self.minor_to_major, &other.minor_to_major)
+            && slices_equal(&self.padded_dimensions, &other.padded_dimensions)
+            && self.padding_value == other.padding_value
+    }
+}
+
+/// Hashes the fields [`PartialEq`] compares, as a derived `Hash` would.
+impl std::hash::Hash for Layout {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.minor_to_major.hash(state);
+        self.padded_dimensions.hash(state);
+        self.padding_value.hash(state);
+    }
 }
 
 /// A layout that does not fit its shape.

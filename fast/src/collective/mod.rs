@@ -11,6 +11,7 @@ use crate::value::Storage;
 use crate::value::Value;
 use conformance_spec::collective::{participants, permute_peers, Device, Lent};
 use conformance_spec::hlo::{HloInstruction, Opcode};
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayLiteral, ArrayShape, BackendError, ElementType, Literal, Shape};
 use std::sync::Arc;
 
@@ -259,7 +260,7 @@ fn all_reduce<'a>(
     for k in 0..n {
         let column = values.column(k)?;
         let out = result_shape(cx.instr, k)?;
-        if out.dimensions != column[0].dimensions() {
+        if !slices_equal(&out.dimensions, column[0].dimensions()) {
             return invalid(format!(
                 "all-reduce: result {k} is {out}, operand {}",
                 column[0].shape()
@@ -416,7 +417,7 @@ fn all_gather<'a>(instr: &HloInstruction, values: &Exchanged) -> Result<Value<'a
     let out = result_shape(instr, 0)?;
     let mut expected = part.dimensions.clone();
     expected[d] *= values.len() as i64;
-    if out.dimensions != expected {
+    if !slices_equal(&out.dimensions, &expected) {
         return invalid(format!(
             "all-gather: the result is {out}, expected dimensions {expected:?} for a group of {}",
             values.len()
@@ -462,7 +463,7 @@ fn reduce_scatter<'a>(
     let out = result_shape(cx.instr, 0)?;
     let mut expected = operand.dimensions.clone();
     expected[d] /= g as i64;
-    if operand.dimensions[d] % g as i64 != 0 || out.dimensions != expected {
+    if operand.dimensions[d] % g as i64 != 0 || !slices_equal(&out.dimensions, &expected) {
         return invalid(format!(
             "reduce-scatter: the result is {out}; dimension {d} divided among {g} devices gives {expected:?}"
         ));
@@ -493,7 +494,8 @@ fn all_to_all<'a>(
     let operand = parts[0].shape();
     let d = dimension(instr, operand.rank())?;
     let out = result_shape(instr, 0)?;
-    if operand.dimensions[d] % g as i64 != 0 || out.dimensions != operand.dimensions {
+    if operand.dimensions[d] % g as i64 != 0 || !slices_equal(&out.dimensions, &operand.dimensions)
+    {
         return invalid(format!(
             "all-to-all: dimension {d} ({}) must split into {g} blocks and the result keep the operand's dimensions",
             operand.dimensions[d]

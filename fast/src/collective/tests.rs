@@ -93,9 +93,7 @@ fn operands_of_every_kind_are_lent() {
     };
     assert_eq!(
         parts[1],
-        parse_literal(
-            "f32[12] {1.5, -1e8, 1e8, 0.25, 2.5, -1e8, 1e8, 0.25, 0.5, -1e8, 1e8, 0.25}"
-        )
-        .unwrap()
+        parse_literal("f32[12] {1.5, -1e8, 1e8, 0.25, 2.5, -1e8, 1e8, 0.25, 0.5, -1e8, 1e8, 0.25}")
+            .unwrap()
     );
 }

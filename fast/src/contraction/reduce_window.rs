@@ -13,6 +13,7 @@ use super::window::{self, Dim};
 use super::{bad, finish_row_major, Ctx};
 use crate::value::{ArrayRef, Value};
 use conformance_spec::hlo::Window;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{index, ArrayShape, BackendError, ElementType};
 use rayon::prelude::*;
 
@@ -97,10 +98,10 @@ pub(super) fn reduce_window<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendEr
     let shapes: Vec<&ArrayShape> = operands.iter().map(|o| o.shape()).collect();
     let w = windows(shapes[0], window).map_err(bad)?;
     for (i, (s, r)) in shapes.iter().zip(&results).enumerate() {
-        if s.dimensions != shapes[0].dimensions {
+        if !slices_equal(&s.dimensions, &shapes[0].dimensions) {
             return Err(bad(format!("operand {i} dimensions differ from operand 0")));
         }
-        if r.dimensions != w.out_dims || r.element_type != inits[i].0 {
+        if !slices_equal(&r.dimensions, &w.out_dims) || r.element_type != inits[i].0 {
             return Err(bad(format!(
                 "result {r}: expected dimensions {:?} of type {}",
                 w.out_dims, inits[i].0

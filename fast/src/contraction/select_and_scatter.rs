@@ -13,6 +13,7 @@ use super::reduce_window::windows;
 use super::reducer::{self, Select};
 use super::{bad, finish_in_layout, result_shape, Ctx};
 use crate::value::Value;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{index, BackendError, ElementType};
 
 /// `select-and-scatter` of seed 004. Errors: operand counts, a malformed window, a source whose
@@ -30,7 +31,7 @@ pub(super) fn select_and_scatter<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, Back
             "operand, source, init and result must share one element type",
         ));
     }
-    if result.dimensions != operand.shape().dimensions {
+    if !slices_equal(&result.dimensions, &operand.shape().dimensions) {
         return Err(bad(format!("result {result} is not the operand's shape")));
     }
     let window = cx
@@ -38,7 +39,7 @@ pub(super) fn select_and_scatter<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, Back
         .attr_window("window")
         .ok_or_else(|| bad("select-and-scatter without `window`"))?;
     let w = windows(operand.shape(), window).map_err(bad)?;
-    if source.shape().dimensions != w.out_dims {
+    if !slices_equal(&source.shape().dimensions, &w.out_dims) {
         return Err(bad(format!(
             "source dimensions {:?}, expected the window output {:?}",
             source.shape().dimensions,

@@ -24,6 +24,7 @@ use crate::elementwise::compare::{comparison, total_order_key, CompareType};
 use crate::layout::same_physical_layout;
 use bytemuck::Pod;
 use conformance_spec::hlo::HloInstruction;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, ElementType, Opcode};
 
 /// One compiled instruction: computes its result slot from its operand slots.
@@ -172,8 +173,8 @@ pub(super) fn kernel(
     // Operands with the result's dimensions and physical layout (element type aside).
     let aligned = |k: usize| {
         operands.get(k).is_some_and(|(_, s)| {
-            s.dimensions == result.dimensions
-                && (s.layout.minor_to_major == result.layout.minor_to_major
+            slices_equal(&s.dimensions, &result.dimensions)
+                && (slices_equal(&s.layout.minor_to_major, &result.layout.minor_to_major)
                     || same_physical_layout(s, &result.clone().with_element_type(s.element_type)))
         })
     };

@@ -29,6 +29,7 @@ use crate::value::Value;
 use conformance_spec::backend::max_while_iterations;
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::literal::ArrayLiteral;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{index, ArrayShape, BackendError, ElementType, Opcode, Shape};
 
 #[cfg(test)]
@@ -190,8 +191,8 @@ fn fits(shape: &ArrayShape) -> bool {
 /// Same element type, dimensions and physical layout (both unpadded).
 fn same(a: &ArrayShape, b: &ArrayShape) -> bool {
     a.element_type == b.element_type
-        && a.dimensions == b.dimensions
-        && (a.layout.minor_to_major == b.layout.minor_to_major
+        && slices_equal(&a.dimensions, &b.dimensions)
+        && (slices_equal(&a.layout.minor_to_major, &b.layout.minor_to_major)
             || layout::same_physical_layout(a, b))
 }
 
@@ -464,27 +465,39 @@ fn run_steps<'a>(
     for step in steps {
         match step {
             Step::Kernel { kernel, .. } => kernel(slots),
-            Step::Escape {
-                instr,
-                comp,
-                operands,
-                result,
-            } => {
-                let context = |e: BackendError| {
-                    e.map_message(|m| {
-                        format!("{m} (instruction `{}` in `{}`)", instr.name, comp.name)
-                    })
-                };
-                let args = operands
-                    .iter()
-                    .map(|o| value_of(slots, o))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let value = eval(instr, args).map_err(context)?;
-                store(slots, result, &value).map_err(context)?;
-            }
+            Step::Escape { .. } => escape(slots, step, eval)?,
         }
     }
     Ok(())
+}
+
+/// An escape step: the interpreter's evaluation of one instruction, its result copied back into
+/// the slots. Kept out of [`run_steps`] so that a trip of kernels only does not pay for this
+/// path's stack frame.
+#[inline(never)]
+fn escape<'a>(
+    slots: &mut [Slot<'a>],
+    step: &Step<'a>,
+    eval: EvalFn<'_, 'a>,
+) -> Result<(), BackendError> {
+    let Step::Escape {
+        instr,
+        comp,
+        operands,
+        result,
+    } = step
+    else {
+        return Ok(());
+    };
+    let context = |e: BackendError| {
+        e.map_message(|m| format!("{m} (instruction `{}` in `{}`)", instr.name, comp.name))
+    };
+    let args = operands
+        .iter()
+        .map(|o| value_of(slots, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let value = eval(instr, args).map_err(context)?;
+    store(slots, result, &value).map_err(context)
 }
 
 /// The state update after a trip: state leaf k takes the body root's leaf k. A root leaf that is

@@ -15,6 +15,7 @@ use crate::elementwise;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::literal::Literal;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, ElementType, Layout, Opcode, Shape};
 use rayon::prelude::*;
 
@@ -49,7 +50,7 @@ pub(super) fn map<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         let shape = v
             .array_shape()
             .ok_or_else(|| bad(format!("map operand {i} is not an array")))?;
-        if shape.dimensions != result.dimensions {
+        if !slices_equal(&shape.dimensions, &result.dimensions) {
             return Err(bad(format!(
                 "map operand {i} {shape} and result {result}: dimensions differ"
             )));

@@ -15,6 +15,7 @@ use crate::buffer::typed;
 use crate::contraction::finish_in_layout;
 use crate::value::Value;
 use conformance_spec::hlo::comparator::KeyMap;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, ElementType, Layout};
 use rayon::prelude::*;
 
@@ -44,9 +45,9 @@ pub(super) fn topk<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
     let results = result_arrays(cx, 2, false)?;
     let mut out_dims = dims.clone();
     out_dims[rank - 1] = k as i64;
-    if results[0].dimensions != out_dims
+    if !slices_equal(&results[0].dimensions, &out_dims)
         || results[0].element_type != ty
-        || results[1].dimensions != out_dims
+        || !slices_equal(&results[1].dimensions, &out_dims)
         || results[1].element_type != ElementType::S32
     {
         return Err(bad(format!(

@@ -15,6 +15,7 @@ use super::{array_operand, bad, Ctx};
 use crate::value::Value;
 use conformance_spec::hlo::HloComputation;
 use conformance_spec::literal::ArrayLiteral;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{index, ArrayShape, BackendError, ElementType, Opcode, Shape};
 
 /// How updates combine with the output.
@@ -269,7 +270,7 @@ pub(super) fn scatter<'a>(cx: &mut Ctx<'_, 'a>) -> Result<Value<'a>, BackendErro
         let a = array_operand(cx, k)?;
         if a.shape().element_type != rs.element_type
             || a.dimensions() != op0.dimensions.as_slice()
-            || rs.dimensions != op0.dimensions
+            || !slices_equal(&rs.dimensions, &op0.dimensions)
             || updates[k].element_type() != rs.element_type
             || updates[k].dimensions() != updates[0].dimensions()
         {

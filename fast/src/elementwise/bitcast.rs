@@ -13,6 +13,7 @@ use crate::parallel::Exec;
 use crate::value::ArrayData;
 use conformance_spec::index;
 use conformance_spec::literal::ArrayLiteral;
+use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, Layout};
 use std::borrow::Cow;
 
@@ -63,7 +64,7 @@ pub(crate) fn evaluate_width_changing(
             }
         }
     };
-    if result.dimensions != expected {
+    if !slices_equal(&result.dimensions, &expected) {
         return Err(BackendError::Invalid(format!(
             "bitcast-convert {} -> {result}: expected dimensions {expected:?}",
             a.shape()

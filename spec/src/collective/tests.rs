@@ -194,7 +194,11 @@ fn devices_lend_their_parameters_without_copying() {
         Ok(scalar(total))
     })
     .unwrap_err();
-    assert!(out.to_string().contains("both moved values and lent arrays"), "{out}");
+    assert!(
+        out.to_string()
+            .contains("both moved values and lent arrays"),
+        "{out}"
+    );
     // Without the mixed site every device sees 7, 8, 9 in group order.
     let out = run_devices_lending(grid, &[], &per_device, |d| {
         let Literal::Array(mine) = &per_device[d.id][0] else {
