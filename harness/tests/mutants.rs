@@ -200,6 +200,22 @@ fn elementwise() {
     sweep_family("elementwise", 1500);
 }
 
+/// The CHLO special functions one at a time, in f32 and f64: each is a polynomial or rational
+/// approximation per interval with reflection and asymptotic branches, which the family's sweep
+/// (sixteen functions, every element type, 300 cases) draws a few times each at most. 80 cases
+/// per function reach every interval of its argument a few times (the generator's normal class
+/// draws moderate exponents most of the time).
+#[test]
+fn chlo_per_function() {
+    let catalog = Catalog::builtin().unwrap();
+    for op in family_ops(&catalog, "chlo") {
+        let mut o = options(31, 80);
+        o.filters.ops = vec![op.clone()];
+        o.filters.dtypes = vec!["f32".into(), "f64".into()];
+        sweep(&catalog, &o, &format!("{op} in f32 and f64 (seed 31)"));
+    }
+}
+
 #[test]
 fn chlo() {
     sweep_family("chlo", 300);
