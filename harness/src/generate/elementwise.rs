@@ -338,7 +338,8 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
             if k == 0 {
                 vec![1.0, 2.0, 3.0, 1.5, 10.0, 50.0]
             } else {
-                vec![0.5, 1.0, 2.0, 10.0, 1e3, 1e-3]
+                // Negative half-integers: ζ(s, q) = ζ(s, 1 − q) exactly for odd s.
+                vec![0.5, 1.0, 2.0, 10.0, 1e3, 1e-3, -0.5, -1.5]
             }
         }
         Opcode::Sqrt | Opcode::Rsqrt | Opcode::Cbrt => {
