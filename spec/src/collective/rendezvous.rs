@@ -13,8 +13,8 @@ use std::sync::{Arc, Condvar, Mutex};
 pub struct Device<'r> {
     pub id: usize,
     pub grid: DeviceGrid,
-    /// Shared by the run's devices (arrays lent through it live at least as long as `'r`);
-    /// `None` for a computation evaluated on its own ([`Device::single`]).
+    /// Shared by the run's devices; `None` for a computation evaluated on its own
+    /// ([`Device::single`]).
     rendezvous: Option<&'r Rendezvous>,
     /// The device's infeed and outfeed queues and channel state (`crate::host_transfer`).
     pub feeds: &'r Feeds,
@@ -180,8 +180,8 @@ struct State {
     mail: BTreeMap<String, Arc<Literal>>,
 }
 
-/// Where device threads meet to exchange values (see the module docs). Arrays lent through it
-/// ([`Rendezvous::lend`]) live at least as long as `'v`.
+/// Where device threads meet to exchange values (see the module docs): moved in
+/// ([`Rendezvous::exchange`]) or lent ([`Rendezvous::lend`]), and shared out either way.
 pub struct Rendezvous {
     devices: usize,
     state: Mutex<State>,
