@@ -21,7 +21,7 @@ const PARALLEL_COPY_ELEMENTS: usize = 1 << 16;
 /// position in buffers of the same size (the padding *value* does not matter here): equal physical
 /// widths and equal strides for every dimension of size > 1.
 pub fn same_physical_layout(a: &ArrayShape, b: &ArrayShape) -> bool {
-    if !slices_equal(&a.dimensions, &b.dimensions)
+    if !a.same_dimensions(b)
         || !slices_equal(
             &index::physical_dimensions(a),
             &index::physical_dimensions(b),

@@ -494,8 +494,7 @@ fn all_to_all<'a>(
     let operand = parts[0].shape();
     let d = dimension(instr, operand.rank())?;
     let out = result_shape(instr, 0)?;
-    if operand.dimensions[d] % g as i64 != 0 || !slices_equal(&out.dimensions, &operand.dimensions)
-    {
+    if operand.dimensions[d] % g as i64 != 0 || !out.same_dimensions(operand) {
         return invalid(format!(
             "all-to-all: dimension {d} ({}) must split into {g} blocks and the result keep the operand's dimensions",
             operand.dimensions[d]

@@ -98,7 +98,7 @@ pub(super) fn reduce_window<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendEr
     let shapes: Vec<&ArrayShape> = operands.iter().map(|o| o.shape()).collect();
     let w = windows(shapes[0], window).map_err(bad)?;
     for (i, (s, r)) in shapes.iter().zip(&results).enumerate() {
-        if !slices_equal(&s.dimensions, &shapes[0].dimensions) {
+        if !s.same_dimensions(shapes[0]) {
             return Err(bad(format!("operand {i} dimensions differ from operand 0")));
         }
         if !slices_equal(&r.dimensions, &w.out_dims) || r.element_type != inits[i].0 {

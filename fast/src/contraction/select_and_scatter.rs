@@ -31,7 +31,7 @@ pub(super) fn select_and_scatter<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, Back
             "operand, source, init and result must share one element type",
         ));
     }
-    if !slices_equal(&result.dimensions, &operand.shape().dimensions) {
+    if !result.same_dimensions(operand.shape()) {
         return Err(bad(format!("result {result} is not the operand's shape")));
     }
     let window = cx

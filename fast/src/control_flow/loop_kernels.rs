@@ -173,7 +173,7 @@ pub(super) fn kernel(
     // Operands with the result's dimensions and physical layout (element type aside).
     let aligned = |k: usize| {
         operands.get(k).is_some_and(|(_, s)| {
-            slices_equal(&s.dimensions, &result.dimensions)
+            s.same_dimensions(result)
                 && (slices_equal(&s.layout.minor_to_major, &result.layout.minor_to_major)
                     || same_physical_layout(s, &result.clone().with_element_type(s.element_type)))
         })

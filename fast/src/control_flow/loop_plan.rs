@@ -191,7 +191,7 @@ fn fits(shape: &ArrayShape) -> bool {
 /// Same element type, dimensions and physical layout (both unpadded).
 fn same(a: &ArrayShape, b: &ArrayShape) -> bool {
     a.element_type == b.element_type
-        && slices_equal(&a.dimensions, &b.dimensions)
+        && a.same_dimensions(b)
         && (slices_equal(&a.layout.minor_to_major, &b.layout.minor_to_major)
             || layout::same_physical_layout(a, b))
 }

@@ -15,7 +15,6 @@ use crate::elementwise;
 use crate::value::{ArrayRef, Value};
 use conformance_spec::hlo::{HloComputation, HloInstruction};
 use conformance_spec::literal::Literal;
-use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, ElementType, Layout, Opcode, Shape};
 use rayon::prelude::*;
 
@@ -50,7 +49,7 @@ pub(super) fn map<'a>(cx: &Ctx<'_, 'a>) -> Result<Value<'a>, BackendError> {
         let shape = v
             .array_shape()
             .ok_or_else(|| bad(format!("map operand {i} is not an array")))?;
-        if !slices_equal(&shape.dimensions, &result.dimensions) {
+        if !shape.same_dimensions(result) {
             return Err(bad(format!(
                 "map operand {i} {shape} and result {result}: dimensions differ"
             )));

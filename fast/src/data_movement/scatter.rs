@@ -15,7 +15,6 @@ use super::{array_operand, bad, Ctx};
 use crate::value::Value;
 use conformance_spec::hlo::HloComputation;
 use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::shape::slices_equal;
 use conformance_spec::{index, ArrayShape, BackendError, ElementType, Opcode, Shape};
 
 /// How updates combine with the output.
@@ -270,7 +269,7 @@ pub(super) fn scatter<'a>(cx: &mut Ctx<'_, 'a>) -> Result<Value<'a>, BackendErro
         let a = array_operand(cx, k)?;
         if a.shape().element_type != rs.element_type
             || a.dimensions() != op0.dimensions.as_slice()
-            || !slices_equal(&rs.dimensions, &op0.dimensions)
+            || !rs.same_dimensions(&op0)
             || updates[k].element_type() != rs.element_type
             || updates[k].dimensions() != updates[0].dimensions()
         {

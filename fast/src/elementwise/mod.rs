@@ -53,7 +53,6 @@ use bytemuck::Pod;
 use conformance_spec::hlo::HloInstruction;
 use conformance_spec::index;
 use conformance_spec::literal::ArrayLiteral;
-use conformance_spec::shape::slices_equal;
 use conformance_spec::{ArrayShape, BackendError, ElementType, Opcode};
 use std::borrow::Cow;
 
@@ -262,7 +261,7 @@ pub(crate) fn evaluate(
             BackendError::Invalid(format!("operand {i} of {} is not an array", instr.opcode))
         })?;
         let scalar_ok = shape.rank() == 0 && scalar_operand_allowed(instr.opcode, i);
-        if !scalar_ok && !slices_equal(&shape.dimensions, &result.dimensions) {
+        if !scalar_ok && !shape.same_dimensions(result) {
             return Err(BackendError::Invalid(format!(
                 "operand {i} of {} has shape {shape}, the result {result}: dimensions differ",
                 instr.opcode
