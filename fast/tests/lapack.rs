@@ -955,6 +955,77 @@ fn syevd_batched_all_types_and_modes() {
     }
 }
 
+/// Matrices larger than one reduction panel (32 columns): 70 = two full panels and a partial one,
+/// and past the divide-and-conquer leaf size, in every type and triangle, with a spread of
+/// eigenvalues (a diagonal ramp) and a cluster (a rank-1 perturbation of the identity).
+#[test]
+fn syevd_large_matrices_across_reduction_panels() {
+    let mut rng = Rng(71);
+    let n = 70;
+    for ty in TYPES {
+        for uplo in [76, 85] {
+            for kind in ["ramp", "cluster"] {
+                let x = rng.matrix(n, ty.is_complex());
+                let mut h = vec![(0.0, 0.0); n * n];
+                for i in 0..n {
+                    for j in 0..n {
+                        h[i * n + j] = if kind == "ramp" {
+                            let r = rng.matrix(1, ty.is_complex())[0];
+                            if i == j {
+                                (i as f64 - 35.0, 0.0)
+                            } else {
+                                r
+                            }
+                        } else {
+                            let p = mul(x[i], conj(x[j]));
+                            (
+                                p.0 + if i == j { 1.0 } else { 0.0 },
+                                if i == j { 0.0 } else { p.1 },
+                            )
+                        };
+                    }
+                }
+                // Make it Hermitian from its lower triangle.
+                for i in 0..n {
+                    for j in i + 1..n {
+                        h[i * n + j] = conj(h[j * n + i]);
+                    }
+                }
+                // The triangle not read holds junk.
+                let mut input = h.clone();
+                for i in 0..n {
+                    for j in 0..n {
+                        if (uplo == 76 && j > i) || (uplo == 85 && j < i) {
+                            input[i * n + j] = (55.0, 5.0);
+                        }
+                    }
+                }
+                let s = shape(ty, &[n as i64, n as i64], true);
+                let rt = real_of(ty);
+                let name = if ty.is_complex() { "heevd" } else { "syevd" };
+                let r = call(
+                    &format!("lapack_{}{name}_ffi", letter(ty)),
+                    &format!("{{mode = 86 : ui8, uplo = {uplo} : ui8}}"),
+                    0,
+                    &[(&s, &lit(&s, &input))],
+                    &format!("({s}, {rt}[{n}]{{0}}, s32[])"),
+                );
+                assert_eq!(ints(leaf(&r, 2)), vec![0]);
+                let w: Vec<f64> = values(leaf(&r, 1)).iter().map(|c| c.0).collect();
+                let tol = 100.0 * n as f64 * unit_roundoff(ty);
+                check_eigh(
+                    &format!("{ty} uplo {uplo} {kind}"),
+                    &h,
+                    &values(leaf(&r, 0)),
+                    &w,
+                    n,
+                    tol,
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // gesdd / gesvd
 

@@ -17,7 +17,7 @@
 //! | getrf | `(lu [B,m,n], ipiv s32[B,k], info s32[B])` | our right-looking loops, LAPACK's pivoting rule ([`lu`]) |
 //! | geqrf | `(qr [B,m,n], tau [B,k])` | our Householder loops, `?LARFG`'s convention ([`qr`]) |
 //! | orgqr / ungqr | `q [B,m,n]` | `?ORG2R`'s backward accumulation ([`qr`]) |
-//! | syevd / heevd | `(v [B,n,n], w real[B,n], info s32[B])` | `faer`'s self-adjoint eigendecomposition ([`spectral`]) |
+//! | syevd / heevd | `(v [B,n,n], w real[B,n], info s32[B])` | our blocked `?HETRD` and `?UNMTR` around `faer`'s tridiagonal divide and conquer ([`spectral`]) |
 //! | gesdd / gesvd | `(a_out [B,m,n], s real[B,k], u, vt, info s32[B])` | `faer`'s SVD ([`spectral`]) |
 //!
 //! Every element type is computed in its own precision (f32 and c64 in single precision, by
@@ -31,6 +31,7 @@
 pub mod lu;
 pub mod qr;
 pub mod spectral;
+mod tridiagonal;
 
 use super::cholesky::{batch_parallelism, Scalar};
 use super::triangular_solve::{solve_one, Options, TransposeA};
@@ -148,6 +149,8 @@ pub trait Elem:
     fn modulus(self) -> Self::R;
     /// Both components divided by the real `r`.
     fn div_r(self, r: Self::R) -> Self;
+    /// `‖x‖₂` without undue overflow or underflow (`faer`'s scaled norm, BLAS's `?NRM2`).
+    fn nrm2(x: &[Self]) -> Self::R;
 }
 
 impl Elem for f32 {
@@ -169,6 +172,9 @@ impl Elem for f32 {
     }
     fn div_r(self, r: f32) -> f32 {
         self / r
+    }
+    fn nrm2(x: &[f32]) -> f32 {
+        faer::ColRef::from_slice(x).norm_l2()
     }
 }
 
@@ -192,6 +198,9 @@ impl Elem for f64 {
     fn div_r(self, r: f64) -> f64 {
         self / r
     }
+    fn nrm2(x: &[f64]) -> f64 {
+        faer::ColRef::from_slice(x).norm_l2()
+    }
 }
 
 impl Elem for Complex32 {
@@ -214,6 +223,9 @@ impl Elem for Complex32 {
     fn div_r(self, r: f32) -> Complex32 {
         Complex32::new(self.re / r, self.im / r)
     }
+    fn nrm2(x: &[Complex32]) -> f32 {
+        faer::ColRef::from_slice(x).norm_l2()
+    }
 }
 
 impl Elem for Complex64 {
@@ -235,6 +247,9 @@ impl Elem for Complex64 {
     }
     fn div_r(self, r: f64) -> Complex64 {
         Complex64::new(self.re / r, self.im / r)
+    }
+    fn nrm2(x: &[Complex64]) -> f64 {
+        faer::ColRef::from_slice(x).norm_l2()
     }
 }
 

@@ -44,26 +44,36 @@ pub fn geqrf_one<T: Elem>(a: &mut [T], m: usize, n: usize, tau: &mut [T]) {
     for j in 0..m.min(n) {
         let (left, right) = a.split_at_mut((j + 1) * m);
         let col = &mut left[j * m..];
-        let alpha = col[j];
+        let (head, x) = col[j..].split_at_mut(1);
         let mut xnorm = T::R::ZERO;
-        for v in &col[j + 1..] {
+        for v in x.iter() {
             xnorm = xnorm.rhypot(v.re_of()).rhypot(v.im_of());
         }
-        if xnorm == T::R::ZERO && alpha.im_of() == T::R::ZERO {
+        let Some((beta, t)) = larfg(head[0], x, xnorm) else {
             tau[j] = zero;
             continue;
-        }
-        let beta = -alpha.modulus().rhypot(xnorm).rcopysign(alpha.re_of());
-        let t = (T::lift(beta) - alpha).div_r(beta);
+        };
         tau[j] = t;
-        let r = one / (alpha - T::lift(beta));
-        for v in &mut col[j + 1..] {
-            *v *= r;
-        }
         col[j] = one;
         apply_reflector(&col[j..], t.conj_value(), right, j, m);
         col[j] = T::lift(beta);
     }
+}
+
+/// `?LARFG` (the module's convention) given `xnorm = ‖x‖₂`: the reflector `H = I − tau·v·vᴴ`
+/// with `Hᴴ·(alpha, x) = (beta, 0)`, `beta` real; `x` is overwritten by `v` below its leading 1.
+/// `None` when `‖x‖ = 0` and `Im alpha = 0` (`tau = 0`, `H = I`, `x` and `alpha` unchanged).
+pub(super) fn larfg<T: Elem>(alpha: T, x: &mut [T], xnorm: T::R) -> Option<(T::R, T)> {
+    if xnorm == T::R::ZERO && alpha.im_of() == T::R::ZERO {
+        return None;
+    }
+    let beta = -alpha.modulus().rhypot(xnorm).rcopysign(alpha.re_of());
+    let tau = (T::lift(beta) - alpha).div_r(beta);
+    let r = T::lift(T::R::ONE) / (alpha - T::lift(beta));
+    for v in x.iter_mut() {
+        *v *= r;
+    }
+    Some((beta, tau))
 }
 
 /// `C ← (I − t·v·vᴴ)·C` for the rows `j..m` of the column-major columns `c` (each `m` long), `v`
