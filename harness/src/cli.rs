@@ -144,6 +144,11 @@ pub struct RunArgs {
     /// kernels). `--swarm` turns `some` on in some sweeps.
     #[arg(long, value_enum, value_name = "MODE", default_value = "off")]
     pub constant_operands: crate::generate::ConstantOperands,
+    /// Wrap every case's entry root in a one-element tuple, as JAX's entry computations return
+    /// their results (`ROOT tuple = (f32[..]) tuple(x)`); failures are localized and minimized
+    /// through the tuple. `--swarm` turns it on in some sweeps.
+    #[arg(long)]
+    pub tuple_root: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -337,6 +342,7 @@ fn dispatch(cli: Cli) -> Result<i32, (i32, String)> {
             };
             let mut generator = GeneratorConfig {
                 constant_operands: args.constant_operands,
+                tuple_root: args.tuple_root,
                 ..GeneratorConfig::default()
             };
             if args.swarm {

@@ -183,6 +183,7 @@ impl ReplayResults {
             graphs: false,
             inputs_per_module: 1,
             constant_operands: None,
+            tuple_root: false,
             started_unix: self.started_unix,
             resumed: false,
         };

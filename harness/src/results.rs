@@ -53,6 +53,9 @@ pub struct RunStart {
     /// Operands passed as constants (`--constant-operands`): `some` or `all`; absent for `off`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constant_operands: Option<String>,
+    /// True when entry roots were wrapped in a tuple (`--tuple-root`); absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tuple_root: bool,
     /// Wall-clock start, seconds since the Unix epoch.
     pub started_unix: u64,
     /// True when this run continued an earlier one in the same file (`--resume`).

@@ -252,6 +252,7 @@ pub fn run_with_backends(
         constant_operands: (options.generator.constant_operands
             != crate::generate::ConstantOperands::Off)
             .then(|| options.generator.constant_operands.name().to_string()),
+        tuple_root: options.generator.tuple_root,
         started_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -404,7 +405,8 @@ fn open_results(
                         && s.swarm == start_line.swarm
                         && s.graphs == start_line.graphs
                         && s.inputs_per_module == start_line.inputs_per_module
-                        && s.constant_operands == start_line.constant_operands;
+                        && s.constant_operands == start_line.constant_operands
+                        && s.tuple_root == start_line.tuple_root;
                     if !same {
                         return Err(format!(
                             "{}: --resume: the file records a different sweep (seed {}, shard {:?}, ops {:?}, dtypes {:?}, backends {:?}, catalog {}); run with the same options or another file",
@@ -801,6 +803,9 @@ pub fn replay_command(options: &RunOptions, index: u64) -> String {
             " --constant-operands {}",
             options.generator.constant_operands.name()
         );
+    }
+    if options.generator.tuple_root {
+        cmd += " --tuple-root";
     }
     cmd += &format!(
         " --inputs-per-module {}",

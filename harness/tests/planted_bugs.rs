@@ -60,6 +60,14 @@ impl Backend for Planted {
         self.inner.capabilities()
     }
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+        // A kernel's bug shows through JAX's entry tuple too: a one-element tuple root is the
+        // module rooted at its element, wrapped.
+        let entry = module.entry_computation();
+        let root = entry.root_instruction();
+        if root.opcode == Opcode::Tuple && root.operands.len() == 1 {
+            let inner = conformance_spec::hlo::transform::with_root(module, root.operands[0]);
+            return Ok(Literal::Tuple(vec![self.execute(&inner, args)?]));
+        }
         if let Some(out) = linalg_bug(&self.inner, self.bug, module, args)? {
             return Ok(out);
         }
@@ -428,13 +436,20 @@ fn unravel(dims: &[i64], mut k: usize) -> Vec<i64> {
 }
 
 fn check_bug(bug: Bug, ops: &[&str], dtypes: &[&str], cases: u64) {
-    check_bug_within(bug, ops, dtypes, cases, |elements, _| elements <= 8);
+    check_bug_within(bug, ops, dtypes, cases, false, |elements, _| elements <= 8);
 }
 
 /// [`check_bug`] for the numerical family: the minimized inputs have no dimension above 8 (a
 /// matrix of at most 8×8, a transform of at most 8 points per axis).
 fn check_linalg_bug(bug: Bug, ops: &[&str], dtypes: &[&str], cases: u64) {
-    check_bug_within(bug, ops, dtypes, cases, |_, largest| largest <= 8);
+    check_bug_within(bug, ops, dtypes, cases, false, |_, largest| largest <= 8);
+}
+
+/// Whether the HLO text's entry root (the last `ROOT` line) is a `tuple`.
+fn tuple_rooted(hlo: &str) -> bool {
+    hlo.lines()
+        .rfind(|l| l.trim_start().starts_with("ROOT"))
+        .is_some_and(|l| l.contains(" tuple("))
 }
 
 /// The failure that was minimized. With two workers a later case of the same failure may be
@@ -455,6 +470,7 @@ fn check_bug_within(
     ops: &[&str],
     dtypes: &[&str],
     cases: u64,
+    tuple_root: bool,
     small: impl Fn(usize, i64) -> bool,
 ) {
     let catalog = Catalog::builtin().unwrap();
@@ -472,6 +488,7 @@ fn check_bug_within(
     options.minimize = true;
     options.corpus_dir = dir.clone();
     options.workers = Some(2);
+    options.generator.tuple_root = tuple_root;
     let backends: Vec<Arc<dyn Backend>> = vec![
         Arc::new(conformance_reference::Reference),
         Arc::new(Planted {
@@ -486,6 +503,8 @@ fn check_bug_within(
         "{bug:?}: a sweep of {cases} cases did not find the bug"
     );
     let record = minimized_record(&summary);
+    let failing = record.hlo.as_deref().unwrap_or_default();
+    assert_eq!(tuple_rooted(failing), tuple_root, "{bug:?}: {failing}");
     let path = record
         .minimized
         .as_ref()
@@ -550,6 +569,20 @@ fn off_by_one_for_one_layout() {
 #[test]
 fn one_ulp_rounding_error_for_one_type() {
     check_bug(Bug::OneUlpF16Multiply, &["multiply"], &["f16", "f32"], 40);
+}
+
+/// The same bug in JAX's entry form (`--tuple-root`): found through the tuple, and minimized
+/// as small.
+#[test]
+fn one_ulp_rounding_error_through_a_tuple_root() {
+    check_bug_within(
+        Bug::OneUlpF16Multiply,
+        &["multiply"],
+        &["f16", "f32"],
+        40,
+        true,
+        |elements, _| elements <= 8,
+    );
 }
 
 #[test]
@@ -641,12 +674,26 @@ fn a_cholesky_that_reads_the_other_triangle() {
 /// the graph is minimized from there to that one instruction.
 #[test]
 fn a_bug_inside_a_graph_is_localized_and_minimized() {
+    bug_in_a_graph_is_localized_and_minimized(false);
+}
+
+/// The same through JAX's entry form (`--tuple-root`): the root is a `tuple` of the graph's
+/// result, and localization reaches through it to the multiply.
+#[test]
+fn a_bug_inside_a_tuple_rooted_graph_is_localized_and_minimized() {
+    bug_in_a_graph_is_localized_and_minimized(true);
+}
+
+fn bug_in_a_graph_is_localized_and_minimized(tuple_root: bool) {
     let catalog = Catalog::builtin().unwrap();
-    let dir =
-        std::env::temp_dir().join(format!("conformance-planted-graph-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "conformance-planted-graph-{tuple_root}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let mut options = RunOptions::new(5, Budget::Cases(60));
     options.graphs = true;
+    options.generator.tuple_root = tuple_root;
     options.filters = Filters {
         ops: vec![
             "multiply".into(),
@@ -673,6 +720,12 @@ fn a_bug_inside_a_graph_is_localized_and_minimized() {
     );
     let record = minimized_record(&summary);
     assert_eq!(record.row, "graph");
+    let failing = record.hlo.as_deref().expect("the failing module");
+    assert_eq!(
+        tuple_rooted(failing),
+        tuple_root,
+        "the root as generated:\n{failing}"
+    );
     assert_eq!(record.op, "multiply");
     let instruction = record
         .instruction

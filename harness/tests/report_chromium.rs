@@ -35,6 +35,7 @@ fn start(shard: u64) -> ResultLine {
         graphs: false,
         inputs_per_module: 1,
         constant_operands: None,
+        tuple_root: false,
         started_unix: 1_700_000_000,
         resumed: shard == 2,
     })

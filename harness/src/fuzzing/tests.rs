@@ -30,16 +30,30 @@ impl Backend for SignFlip {
         self.0.capabilities()
     }
     fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
-        let Literal::Array(mut a) = self.0.execute(module, args)? else {
-            return Err(BackendError::Failure("expected an array".into()));
-        };
-        let top = 1u128 << (a.element_type().byte_width() * 8 - 1);
-        let dims = a.dimensions().to_vec();
-        index::for_each_index(&dims, |i| {
-            let b = a.get_bits(i);
-            a.set_bits(i, b ^ top);
-        });
-        Ok(Literal::Array(a))
+        flip_signs(self.0.execute(module, args)?)
+    }
+}
+
+/// Every element of every array of `out` with its top bit flipped (through tuples, such as the
+/// one-element tuple of a `--tuple-root` case's JAX entry form).
+fn flip_signs(out: Literal) -> Result<Literal, BackendError> {
+    match out {
+        Literal::Array(mut a) => {
+            let top = 1u128 << (a.element_type().byte_width() * 8 - 1);
+            let dims = a.dimensions().to_vec();
+            index::for_each_index(&dims, |i| {
+                let b = a.get_bits(i);
+                a.set_bits(i, b ^ top);
+            });
+            Ok(Literal::Array(a))
+        }
+        Literal::Tuple(elements) => Ok(Literal::Tuple(
+            elements
+                .into_iter()
+                .map(flip_signs)
+                .collect::<Result<_, _>>()?,
+        )),
+        Literal::Token => Err(BackendError::Failure("expected an array".into())),
     }
 }
 

@@ -189,8 +189,10 @@ pub fn build_case(
         )));
     }
     let computation = b.build(root);
-    let module =
-        HloModule::with_entry(&module_name(&format!("graph_{index}")), computation, vec![]);
+    let module = super::with_tuple_root(
+        HloModule::with_entry(&module_name(&format!("graph_{index}")), computation, vec![]),
+        config,
+    );
     conformance_spec::shape_inference::verify_module(&module).map_err(|e| {
         bug(format!(
             "graph generator built an invalid module (seed {seed}, case {index}): {e}"

@@ -45,6 +45,10 @@ pub struct GeneratorConfig {
     /// parameters (a compiler may then evaluate the operation at compile time, through its
     /// constant folder rather than its kernels).
     pub constant_operands: ConstantOperands,
+    /// Wrap each case's entry root in a one-element tuple, the form of a JAX function's entry
+    /// computation (`conformance_spec::hlo::transform::root_in_tuple`): a compiler then
+    /// returns its result through a tuple, and the harness localizes and minimizes through it.
+    pub tuple_root: bool,
 }
 
 /// Operands passed as constants in the module ([`GeneratorConfig::constant_operands`]).
@@ -78,6 +82,7 @@ impl Default for GeneratorConfig {
             swarm: None,
             inputs_per_module: 1,
             constant_operands: ConstantOperands::Off,
+            tuple_root: false,
         }
     }
 }
@@ -100,6 +105,9 @@ impl GeneratorConfig {
         }
         if self.constant_operands != ConstantOperands::Off {
             text += &format!(" constant_operands={}", self.constant_operands.name());
+        }
+        if self.tuple_root {
+            text += " tuple_root";
         }
         text
     }
@@ -301,9 +309,18 @@ pub fn case_with(
         row,
         element_type: combo.element_type,
         target_type: combo.target_type,
-        module: built.module,
+        module: with_tuple_root(built.module, config),
         args: built.args,
     })
+}
+
+/// `module` with its entry root wrapped in a one-element tuple when `config.tuple_root` asks
+/// for JAX's entry form (a root that already is a tuple stays).
+fn with_tuple_root(module: HloModule, config: &GeneratorConfig) -> HloModule {
+    match config.tuple_root {
+        true => conformance_spec::hlo::transform::root_in_tuple(&module).unwrap_or(module),
+        false => module,
+    }
 }
 
 /// `built` with some or all of its operands moved into the module as constants (`mode`; the
@@ -361,6 +378,7 @@ fn with_constant_operands(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use conformance_spec::Shape;
 
     #[test]
     fn globs() {
@@ -423,6 +441,83 @@ mod tests {
             compared += 1;
         }
         assert!(compared > 100, "{compared}");
+    }
+
+    /// `--tuple-root` wraps every case's root and changes nothing else: for every combination
+    /// of the catalog the module is the plain one plus a root `tuple` of the old root, with the
+    /// same arguments; on the reference the f32 element-wise, data-movement and contraction
+    /// cases compute the one-element tuple of the plain result.
+    #[test]
+    fn tuple_roots_wrap_what_the_plain_roots_compute() {
+        use conformance_spec::Backend;
+        let catalog = Catalog::builtin().unwrap();
+        let combos = plan(&catalog, &Filters::default()).unwrap();
+        let tupled = GeneratorConfig {
+            tuple_root: true,
+            ..GeneratorConfig::default()
+        };
+        let reference = conformance_reference::Reference;
+        let (mut wrapped, mut compared) = (0, 0);
+        for (i, combo) in combos.iter().enumerate() {
+            let plain = case(&catalog, &combos, &GeneratorConfig::default(), 5, i as u64).unwrap();
+            let t = case(&catalog, &combos, &tupled, 5, i as u64).unwrap();
+            let op = &catalog.ops()[combo.op_index];
+            assert_eq!(t.args, plain.args, "{}", op.id);
+            let (pe, te) = (
+                plain.module.entry_computation(),
+                t.module.entry_computation(),
+            );
+            let root = te.root_instruction();
+            if matches!(pe.root_instruction().shape, Shape::Tuple(_)) {
+                assert_eq!(t.module, plain.module, "{}: a tuple root stays", op.id);
+                continue;
+            }
+            assert_eq!(root.opcode, Opcode::Tuple, "{}", op.id);
+            assert_eq!(root.operands, [pe.root], "{}", op.id);
+            assert_eq!(
+                root.shape,
+                Shape::Tuple(vec![pe.root_instruction().shape.clone()]),
+                "{}",
+                op.id
+            );
+            assert_eq!(
+                te.instructions[..te.instructions.len() - 1],
+                pe.instructions[..]
+            );
+            wrapped += 1;
+            let single_device = conformance_spec::collective::DeviceGrid::of(&plain.module)
+                .is_ok_and(|g| g.devices() == 1);
+            let family = op.signature.is_elementwise()
+                || contraction::is_contraction(op.signature)
+                || !(control_flow::is_control_flow(op.signature)
+                    || linalg::is_linalg(op.signature)
+                    || random_ops::is_random(op.signature)
+                    || collective::is_collective(op.signature)
+                    || host_transfer::is_host_transfer(op.signature));
+            if combo.element_type != ElementType::F32 || !family || !single_device {
+                continue;
+            }
+            match (
+                reference.execute(&plain.module, &plain.args),
+                reference.execute(&t.module, &t.args),
+            ) {
+                (Ok(w), Ok(g)) => {
+                    assert!(
+                        Literal::Tuple(vec![w]).logical_eq(&g),
+                        "{}:\n{}",
+                        op.id,
+                        t.module
+                    )
+                }
+                (Err(_), Err(_)) => {}
+                (w, g) => panic!("{}: {w:?} / {g:?}", op.id),
+            }
+            compared += 1;
+        }
+        assert!(
+            wrapped > 1000 && compared > 100,
+            "{wrapped} wrapped, {compared} compared"
+        );
     }
 
     /// Cases of one group share their module and differ in their inputs: for every combination

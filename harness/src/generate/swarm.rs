@@ -26,6 +26,8 @@ pub struct SwarmConfig {
     pub values: Vec<ValueClass>,
     /// Some operands passed as constants ([`super::ConstantOperands::Some`]).
     pub constant_operands: bool,
+    /// Entry roots wrapped in a tuple ([`super::GeneratorConfig::tuple_root`]).
+    pub tuple_root: bool,
 }
 
 impl SwarmConfig {
@@ -63,6 +65,8 @@ impl SwarmConfig {
             zero_sized: rng.chance(0.5),
             values: subset(rng, &ValueClass::ALL),
             constant_operands: rng.chance(0.5),
+            // Drawn last: the features above stay what they were for every seed.
+            tuple_root: rng.chance(0.5),
         }
     }
 
@@ -93,6 +97,7 @@ impl SwarmConfig {
         if self.constant_operands && config.constant_operands == super::ConstantOperands::Off {
             config.constant_operands = super::ConstantOperands::Some;
         }
+        config.tuple_root |= self.tuple_root;
         config.swarm = Some(self.clone());
         config
     }
@@ -129,7 +134,7 @@ impl fmt::Display for SwarmConfig {
         let values: Vec<&str> = self.values.iter().map(|v| v.name()).collect();
         write!(
             f,
-            "ops={} types={} layouts={} values={}{}",
+            "ops={} types={} layouts={} values={}{}{}",
             self.ops.join(","),
             types.join(","),
             layouts.join(","),
@@ -138,7 +143,8 @@ impl fmt::Display for SwarmConfig {
                 " constants=some"
             } else {
                 ""
-            }
+            },
+            if self.tuple_root { " tuple_root" } else { "" }
         )
     }
 }

@@ -31,6 +31,7 @@ fn start(seed: u64, shard: Option<(u64, u64)>, ops: &[&str]) -> ResultLine {
         graphs: false,
         inputs_per_module: 1,
         constant_operands: None,
+        tuple_root: false,
         started_unix: 1_700_000_000,
         resumed: false,
     })

@@ -1,7 +1,8 @@
 //! Semantics-preserving rewrites of a module that let the harness check a dump as XLA's own
 //! passes would see it: [`inline_calls`] (XLA's call inliner) and [`with_root`] (re-rooting the
-//! entry computation with dead-code elimination); and [`parameters_to_constants`], which moves
-//! arguments into the module so that a compiler evaluates the operation at compile time.
+//! entry computation with dead-code elimination); [`parameters_to_constants`], which moves
+//! arguments into the module so that a compiler evaluates the operation at compile time; and
+//! [`root_in_tuple`], JAX's entry form (the result wrapped in a one-element tuple).
 
 use super::ir::{HloComputation, HloInstruction, HloModule, Opcode};
 use crate::literal::Literal;
@@ -308,6 +309,38 @@ pub fn root_constants_to_parameters(
     Some((m, values, mask))
 }
 
+/// The module with its entry root wrapped in a one-element `tuple` (the form of a JAX function's
+/// entry computation, whose results are always a tuple), or `None` when the root already is a
+/// tuple. The new root is named `tuple` with the first numeric suffix no instruction of the entry
+/// uses; the other instructions are untouched, so every instruction keeps its name and value.
+pub fn root_in_tuple(module: &HloModule) -> Option<HloModule> {
+    let entry = module.entry_computation();
+    let root = entry.root_instruction();
+    if matches!(root.shape, crate::Shape::Tuple(_)) {
+        return None;
+    }
+    let names: HashSet<&str> = entry.instructions.iter().map(|i| i.name.as_str()).collect();
+    let name = (1..)
+        .map(|k| format!("tuple.{k}"))
+        .find(|n| !names.contains(n.as_str()))?;
+    let wrapped = HloInstruction {
+        name,
+        opcode: Opcode::Tuple,
+        shape: crate::Shape::Tuple(vec![root.shape.clone()]),
+        operands: vec![entry.root],
+        parameter_number: None,
+        literal: None,
+        attributes: Vec::new(),
+    };
+    let mut m = module.clone();
+    let e = &mut m.computations[m.entry];
+    e.instructions.push(wrapped);
+    e.root = e.instructions.len() - 1;
+    m.header_attributes
+        .retain(|a| a.name != "entry_computation_layout");
+    Some(m)
+}
+
 /// `m` without the computations that the entry does not reach through called computations.
 fn without_unused_computations(mut m: HloModule) -> HloModule {
     let mut reached = vec![false; m.computations.len()];
@@ -367,6 +400,31 @@ ENTRY main.2 {
 
     fn names(c: &HloComputation) -> Vec<&str> {
         c.instructions.iter().map(|i| i.name.as_str()).collect()
+    }
+
+    #[test]
+    fn the_root_is_wrapped_in_a_one_element_tuple() {
+        let m = inline_calls(&parse_module(CLIP).unwrap()).unwrap();
+        let t = root_in_tuple(&m).expect("an array root");
+        let e = t.entry_computation();
+        let root = e.root_instruction();
+        assert_eq!(root.opcode, Opcode::Tuple);
+        assert_eq!(root.name, "tuple.1");
+        assert_eq!(root.operands, [m.entry_computation().root]);
+        assert_eq!(root.shape.to_string(), "(f32[2,3]{1,0})");
+        assert_eq!(
+            e.instructions.len(),
+            m.entry_computation().instructions.len() + 1
+        );
+        let again = parse_module(&t.to_string()).unwrap();
+        assert_eq!(again, t, "the tuple-rooted module prints and re-parses");
+        assert!(root_in_tuple(&t).is_none(), "a tuple root stays as it is");
+        // A name in use is skipped.
+        let mut taken = m.clone();
+        let r = taken.entry_computation().root;
+        taken.computations[taken.entry].instructions[r].name = "tuple.1".into();
+        let t2 = root_in_tuple(&taken).unwrap();
+        assert_eq!(t2.entry_computation().root_instruction().name, "tuple.2");
     }
 
     #[test]
