@@ -133,8 +133,11 @@ pub fn check(
     // tuple. A backend that does not return a one-element tuple is compared as it is (and fails).
     let inner = one_element_tuple_root(module);
     let tupled = inner.is_some();
-    let whole = expected.clone();
-    let expected = if tupled { untupled(expected) } else { expected };
+    let devices = conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let (expected, whole) = match tupled {
+        true => (untupled(expected.clone(), devices), Some(expected)),
+        false => (expected, None),
+    };
     let module = inner.as_ref().unwrap_or(module);
     let ty = result_type(module).unwrap_or(ElementType::F32);
     let budget = budget(op, ty);
@@ -161,10 +164,11 @@ pub fn check(
             }
             let (got, micros) = execute_guarded(*b, executed, args);
             let got = match got {
-                Ok(other) if tupled && !is_one_element_tuple(&other) => {
-                    return judged(*b, compare(&whole, &other, &budget, &[]), micros)
+                Ok(other) if tupled && !in_tuple_form(&other, devices) => {
+                    let whole = whole.as_ref().unwrap_or(&expected);
+                    return judged(*b, compare(whole, &other, &budget, &[]), micros);
                 }
-                Ok(t) if tupled => Ok(untupled(t)),
+                Ok(t) if tupled => Ok(untupled(t, devices)),
                 other => other,
             };
             match got {
@@ -275,10 +279,15 @@ pub(crate) fn one_element_tuple_root(module: &HloModule) -> Option<HloModule> {
         .then(|| conformance_spec::hlo::transform::with_root(module, root.operands[0]))
 }
 
-/// The element of a one-element tuple; any other literal as it is.
-fn untupled(l: Literal) -> Literal {
+/// The result of a module of `devices` devices (one result per device in a tuple when there are
+/// several, docs/collectives.md) with each device's one-element tuple replaced by its element;
+/// anything else as it is.
+fn untupled(l: Literal, devices: usize) -> Literal {
     match l {
-        Literal::Tuple(leaves) => match <[Literal; 1]>::try_from(leaves) {
+        Literal::Tuple(per_device) if devices > 1 && per_device.len() == devices => {
+            Literal::Tuple(per_device.into_iter().map(|r| untupled(r, 1)).collect())
+        }
+        Literal::Tuple(leaves) if devices == 1 => match <[Literal; 1]>::try_from(leaves) {
             Ok([leaf]) => leaf,
             Err(leaves) => Literal::Tuple(leaves),
         },
@@ -286,8 +295,15 @@ fn untupled(l: Literal) -> Literal {
     }
 }
 
-fn is_one_element_tuple(l: &Literal) -> bool {
-    matches!(l, Literal::Tuple(leaves) if leaves.len() == 1)
+/// Whether every device's result in `l` is a one-element tuple ([`untupled`]'s form).
+fn in_tuple_form(l: &Literal, devices: usize) -> bool {
+    match l {
+        Literal::Tuple(per_device) if devices > 1 => {
+            per_device.len() == devices && per_device.iter().all(|r| in_tuple_form(r, 1))
+        }
+        Literal::Tuple(leaves) => devices == 1 && leaves.len() == 1,
+        _ => false,
+    }
 }
 
 /// Per element of the root's result (row-major), how it is compared: for an entry with a
@@ -663,7 +679,7 @@ mod tuple_root_tests {
         fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
             let out = conformance_reference::Reference.execute(module, args)?;
             Ok(if self.unwrap {
-                untupled(out)
+                untupled(out, 1)
             } else {
                 bump(out)
             })

@@ -163,3 +163,86 @@ fn a_nan_anywhere_in_the_operands_is_minimized_to_one_element() {
         assert_eq!(a.as_array().unwrap().shape().element_count(), 1, "{module}");
     }
 }
+
+/// Collectives in JAX's entry form (`--tuple-root`): each device returns a one-element tuple, and
+/// the harness judges every device's element by the collective's own tolerance model (a
+/// cross-replica sum in bf16 differs from the reference's order by ULPs inside its sum bound):
+/// fast agrees on every case; a backend that drops the tuple fails.
+#[test]
+fn tuple_rooted_collectives_are_judged_per_device_element() {
+    use conformance::run::{run_with_backends, Budget, RunOptions};
+    use std::sync::Arc;
+
+    /// Fast's results with each device's one-element tuple dropped.
+    struct Untupling;
+    impl Backend for Untupling {
+        fn name(&self) -> &str {
+            "untupling"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Fast::new().capabilities()
+        }
+        fn execute(&self, module: &HloModule, args: &[Literal]) -> Result<Literal, BackendError> {
+            let drop = |l: Literal| match l {
+                Literal::Tuple(mut v) if v.len() == 1 => v.remove(0),
+                other => other,
+            };
+            Ok(match Fast::new().execute(module, args)? {
+                Literal::Tuple(per_device) if DeviceGrid::of(module)?.devices() > 1 => {
+                    Literal::Tuple(per_device.into_iter().map(drop).collect())
+                }
+                other => drop(other),
+            })
+        }
+    }
+
+    let catalog = conformance_spec::catalog::Catalog::builtin().unwrap();
+    let mut options = RunOptions::new(11, Budget::Cases(60));
+    options.filters.ops = vec![
+        "all-reduce".into(),
+        "cross-replica-sum".into(),
+        "all-gather".into(),
+        "reduce-scatter".into(),
+    ];
+    options.filters.dtypes = vec!["bf16".into(), "f32".into()];
+    options.generator.tuple_root = true;
+    options.workers = Some(2);
+    let run = |b: Arc<dyn Backend>| {
+        let backends: Vec<Arc<dyn Backend>> = vec![Arc::new(conformance_reference::Reference), b];
+        run_with_backends(&catalog, &options, backends, &mut std::io::sink()).unwrap()
+    };
+    let fast = run(Arc::new(Fast::new()));
+    let count = |s: &conformance::run::RunSummary,
+                 f: &dyn Fn(&conformance::run::CellStats) -> u64| {
+        s.cells.values().map(f).sum::<u64>()
+    };
+    assert_eq!(
+        count(&fast, &|c| c.fail + c.error),
+        0,
+        "{:#?}",
+        fast.failures
+    );
+    assert!(count(&fast, &|c| c.pass) >= 55);
+    let untupling = run(Arc::new(Untupling));
+    // Roots that already were tuples (variadic all-reduce) are not wrapped: those pass.
+    let combos =
+        conformance::generate::plan_sweep(&catalog, &options.filters, &options.generator).unwrap();
+    let wrapped = (0..60)
+        .filter(|&i| {
+            let case =
+                conformance::generate::case(&catalog, &combos, &options.generator, 11, i).unwrap();
+            let root = case.module.entry_computation().root_instruction();
+            root.opcode == Opcode::Tuple && root.operands.len() == 1
+        })
+        .count() as u64;
+    let (fail, pass) = (
+        count(&untupling, &|c| c.fail),
+        count(&untupling, &|c| c.pass),
+    );
+    assert!(wrapped >= 40, "{wrapped} of 60 wrapped");
+    assert_eq!(
+        (fail, pass),
+        (wrapped, 60 - wrapped),
+        "every wrapped case fails without its tuple"
+    );
+}

@@ -171,7 +171,8 @@ mod tests {
             distinct.insert(s.to_string());
         }
         assert!(distinct.len() >= 19);
-        // Applying it switches generator features off, never on.
+        // Applying it switches layout features and value classes off, never on (it can turn
+        // constant operands and tuple roots on).
         let mut base = GeneratorConfig::default();
         base.shapes.padding = false;
         let c = a.apply(&base);
