@@ -133,7 +133,10 @@ pub fn check(
     // tuple. A backend that does not return a one-element tuple is compared as it is (and fails).
     let inner = one_element_tuple_root(module);
     let tupled = inner.is_some();
-    let devices = conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices());
+    let devices = match tupled {
+        true => conformance_spec::collective::DeviceGrid::of(module).map_or(1, |g| g.devices()),
+        false => 1,
+    };
     let (expected, whole) = match tupled {
         true => (untupled(expected.clone(), devices), Some(expected)),
         false => (expected, None),
@@ -721,30 +724,17 @@ mod tuple_root_tests {
             parse_literal(&format!("f32[{rows},{cols}] {{{}}}", all.join(", "))).unwrap()
         };
         let args = [values(2, 9, 3), values(9, 2, 5)];
-        let reference = conformance_reference::Reference;
-        let skewed = Skewed { unwrap: false };
+        let verdict = |tuple_root: bool, unwrap: bool| {
+            let backends: [&dyn Backend; 2] =
+                [&conformance_reference::Reference, &Skewed { unwrap }];
+            let o = check(op, &dot(tuple_root), &args, &backends, &Stage::default());
+            (o.outcomes[0].verdict, format!("{o:?}"))
+        };
         for tuple_root in [false, true] {
-            let o = check(
-                op,
-                &dot(tuple_root),
-                &args,
-                &[&reference, &skewed],
-                &Stage::default(),
-            );
-            assert_eq!(
-                o.outcomes[0].verdict,
-                Verdict::Pass,
-                "tuple root {tuple_root}: {o:?}"
-            );
+            let (v, o) = verdict(tuple_root, false);
+            assert_eq!(v, Verdict::Pass, "tuple root {tuple_root}: {o}");
         }
-        let untupling = Skewed { unwrap: true };
-        let o = check(
-            op,
-            &dot(true),
-            &args,
-            &[&reference, &untupling],
-            &Stage::default(),
-        );
-        assert_eq!(o.outcomes[0].verdict, Verdict::Fail, "{o:?}");
+        let (v, o) = verdict(true, true);
+        assert_eq!(v, Verdict::Fail, "{o}");
     }
 }
