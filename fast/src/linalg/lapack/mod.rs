@@ -17,7 +17,7 @@
 //! | getrf | `(lu [B,m,n], ipiv s32[B,k], info s32[B])` | our right-looking loops, LAPACK's pivoting rule ([`lu`]) |
 //! | geqrf | `(qr [B,m,n], tau [B,k])` | our Householder loops, `?LARFG`'s convention ([`qr`]) |
 //! | orgqr / ungqr | `q [B,m,n]` | `?ORG2R`'s backward accumulation ([`qr`]) |
-//! | syevd / heevd | `(v [B,n,n], w real[B,n], info s32[B])` | our blocked `?HETRD` and `?UNMTR` around `faer`'s tridiagonal divide and conquer ([`spectral`]) |
+//! | syevd / heevd | `(v [B,n,n], w real[B,n], info s32[B])` | our blocked `?HETRD`, divide and conquer (`?STEDC`) and `?UNMTR` ([`spectral`]) |
 //! | gesdd / gesvd | `(a_out [B,m,n], s real[B,k], u, vt, info s32[B])` | `faer`'s SVD ([`spectral`]) |
 //!
 //! Every element type is computed in its own precision (f32 and c64 in single precision, by
@@ -31,6 +31,7 @@
 pub mod lu;
 pub mod qr;
 pub mod spectral;
+mod stedc;
 mod tridiagonal;
 
 use super::cholesky::{batch_parallelism, Scalar};
@@ -64,12 +65,17 @@ pub trait Real:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
-    + bytemuck::Pod
-    + Send
-    + Sync
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + Scalar
 {
     /// 0.
     const ZERO: Self;
+    /// The machine epsilon (LAPACK's `?LAMCH('E')` times 2: the distance from 1 to the next
+    /// larger number).
+    const EPS: Self;
     /// 1.
     const ONE: Self;
     /// LAPACK's `?LAMCH('S')`: the smallest normal number (its reciprocal does not overflow).
@@ -82,12 +88,21 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// `x` rounded to the type (exact for the powers of two [`spectral`] scales by).
     fn from_f64(x: f64) -> Self;
+    /// `|x|`.
+    fn rabs(self) -> Self;
+    /// The larger of two numbers (the other when one is NaN).
+    fn rmax(self, other: Self) -> Self;
+    /// The correctly rounded square root.
+    fn rsqrt(self) -> Self;
+    /// Neither infinite nor NaN.
+    fn is_finite_value(self) -> bool;
 }
 
 impl Real for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
     const SAFE_MIN: f32 = f32::MIN_POSITIVE;
+    const EPS: f32 = f32::EPSILON;
     fn rhypot(self, other: f32) -> f32 {
         f32::hypot(self, other)
     }
@@ -100,12 +115,25 @@ impl Real for f32 {
     fn from_f64(x: f64) -> f32 {
         x as f32
     }
+    fn rabs(self) -> f32 {
+        f32::abs(self)
+    }
+    fn rmax(self, other: f32) -> f32 {
+        f32::max(self, other)
+    }
+    fn rsqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    fn is_finite_value(self) -> bool {
+        f32::is_finite(self)
+    }
 }
 
 impl Real for f64 {
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
     const SAFE_MIN: f64 = f64::MIN_POSITIVE;
+    const EPS: f64 = f64::EPSILON;
     fn rhypot(self, other: f64) -> f64 {
         f64::hypot(self, other)
     }
@@ -117,6 +145,18 @@ impl Real for f64 {
     }
     fn from_f64(x: f64) -> f64 {
         x
+    }
+    fn rabs(self) -> f64 {
+        f64::abs(self)
+    }
+    fn rmax(self, other: f64) -> f64 {
+        f64::max(self, other)
+    }
+    fn rsqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    fn is_finite_value(self) -> bool {
+        f64::is_finite(self)
     }
 }
 

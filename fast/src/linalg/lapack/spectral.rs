@@ -1,7 +1,8 @@
 //! `?SYEVD` / `?HEEVD` and `?GESDD` / `?GESVD` (docs/custom-calls.md, "Symmetric / Hermitian
 //! eigendecomposition" and "SVD"): the eigendecomposition by our blocked reduction to tridiagonal
-//! form and back ([`super::tridiagonal`]) around `faer`'s tridiagonal divide and conquer
-//! (`faer::linalg::evd::tridiagonal_self_adjoint_evd`), the SVD by `faer::linalg::svd::svd`, in
+//! form and back ([`super::tridiagonal`]) around our tridiagonal divide and conquer
+//! ([`super::stedc`]; `faer`'s, `faer::linalg::evd::tridiagonal_self_adjoint_evd`, for the values
+//! alone and for small matrices), the SVD by `faer::linalg::svd::svd`, in
 //! each element type's own precision (batch elements on the pool when there are several small
 //! ones, `faer`'s own parallelism for a large one).
 //!
@@ -16,7 +17,7 @@
 //! non-finite input goes to `faer` as it is (its results are masked; `info` may be 1).
 
 use super::super::cholesky::batch_parallelism;
-use super::tridiagonal;
+use super::{stedc, tridiagonal};
 use super::{Elem, Geometry, Real};
 use conformance_spec::custom_call::Mode;
 use faer::diag::Diag;
@@ -69,11 +70,11 @@ pub fn syevd<T: Elem>(
 }
 
 /// One column-major matrix: the Hermitian matrix of the read triangle, whole, reduced to real
-/// tridiagonal form by our blocked `?HETRD` ([`tridiagonal::hetrd`]), `faer`'s divide and
-/// conquer on the tridiagonal (`faer::linalg::evd::tridiagonal_self_adjoint_evd`), and our
-/// `?UNMTR` back to `A`'s eigenvectors. (`faer`'s own `self_adjoint_evd` reduces by an unblocked
-/// fused sweep and solves leaves below 128 by QR iteration with vectors, 40% of its time at
-/// n = 256; this path measured 12–20% faster there on Zen 4, alternating runs.)
+/// tridiagonal form by our blocked `?HETRD` ([`tridiagonal::hetrd`]), the tridiagonal's
+/// eigendecomposition ([`tridiagonal_evd`]), and our `?UNMTR` back to `A`'s eigenvectors.
+/// (`faer`'s own `self_adjoint_evd` reduces by an unblocked fused sweep and solves leaves below
+/// 128 by QR iteration with vectors, 40% of its time at n = 256; the blocked reduction measured
+/// 12–20% faster there on Zen 4, alternating runs, and our divide and conquer another 10–20%.)
 fn syevd_one<T: Elem>(
     a: &[T],
     n: usize,
@@ -106,6 +107,36 @@ fn syevd_one<T: Elem>(
         scale_in_place(&mut h, -e);
     }
     let tri = tridiagonal::hetrd(&mut h, n, Par::Seq);
+    let (values, info) = tridiagonal_evd(&tri, vectors, v, par);
+    if vectors {
+        tridiagonal::unmtr(&h, &tri.tau, v, n, Par::Seq);
+    }
+    for (wj, &sj) in w.iter_mut().zip(&values) {
+        *wj = scale_real(sj, e.unwrap_or(0));
+    }
+    info
+}
+
+/// The eigenvalues (ascending) of the tridiagonal `tri` and, when `vectors`, its eigenvectors
+/// in `v` (column-major `n × n`), with `info`: our divide and conquer ([`stedc::stedc`]) for
+/// vectors past its leaf size, `faer`'s tridiagonal divide and conquer otherwise and when ours
+/// meets a value it cannot order (non-finite input).
+fn tridiagonal_evd<T: Elem>(
+    tri: &tridiagonal::Tridiagonal<T>,
+    vectors: bool,
+    v: &mut [T],
+    par: Par,
+) -> (Vec<T::R>, i32) {
+    let n = tri.d.len();
+    if vectors && n > stedc::LEAF {
+        let mut values = tri.d.clone();
+        if let Ok(q) = stedc::stedc(&mut values, &tri.e, matches!(par, Par::Rayon(_))) {
+            for (vj, qj) in v.iter_mut().zip(q) {
+                *vj = T::lift(qj);
+            }
+            return (values, 0);
+        }
+    }
     let mut d = Diag::<T>::zeros(n);
     let mut sub = Diag::<T>::zeros(n);
     for (i, (&di, &ei)) in tri
@@ -143,13 +174,8 @@ fn syevd_one<T: Elem>(
         MemStack::new(&mut mem),
         params.into(),
     );
-    if vectors {
-        tridiagonal::unmtr(&h, &tri.tau, v, n, Par::Seq);
-    }
-    for (wj, sj) in w.iter_mut().zip(s.column_vector().iter()) {
-        *wj = scale_real(sj.re_of(), e.unwrap_or(0));
-    }
-    i32::from(result.is_err())
+    let values = s.column_vector().iter().map(|x| x.re_of()).collect();
+    (values, i32::from(result.is_err()))
 }
 
 /// Below this size `faer`'s divide and conquer solves a tridiagonal by QR iteration (its default,
