@@ -12,6 +12,7 @@
 
 use super::qr::larfg;
 use super::{Elem, Real};
+use crate::kernels::Isa;
 use faer::linalg::matmul::matmul;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::{Accum, MatMut, MatRef, Par};
@@ -35,6 +36,86 @@ pub(super) struct Tridiagonal<T: Elem> {
 /// `j + 1` down, its leading 1 included; the rest of `a` is scratch. `par`: the trailing updates'
 /// parallelism.
 pub(super) fn hetrd<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> {
+    hetrd_with(Isa::detect(), a, n, par)
+}
+
+/// [`hetrd`] with the panel's vector loops compiled for `isa` (one this CPU lacks runs as
+/// [`Isa::Scalar`]; every instruction set gives the same bits).
+pub(super) fn hetrd_with<T: Elem>(isa: Isa, a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn avx512<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> {
+            hetrd_body(a, n, par)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> {
+            hetrd_body(a, n, par)
+        }
+        match isa {
+            // SAFETY: `is_available` detected AVX-512F on this CPU.
+            Isa::Avx512 if isa.is_available() => return unsafe { avx512(a, n, par) },
+            // SAFETY: `is_available` detected AVX2 and FMA on this CPU.
+            Isa::Avx2Fma if isa.is_available() => return unsafe { avx2(a, n, par) },
+            _ => {}
+        }
+    }
+    let _ = isa;
+    hetrd_body(a, n, par)
+}
+
+/// `y += Σ_l x_l·s(l)` over the `cols` columns `x_l = block[l·ld..][..y.len()]`, added to
+/// each element in column order (four columns per pass over `y`).
+#[inline(always)]
+fn add_columns<T: Elem>(y: &mut [T], block: &[T], ld: usize, cols: usize, s: impl Fn(usize) -> T) {
+    let rows = y.len();
+    let x = |l: usize| &block[l * ld..l * ld + rows];
+    let mut l = 0;
+    while l + 4 <= cols {
+        let (s0, s1, s2, s3) = (s(l), s(l + 1), s(l + 2), s(l + 3));
+        let columns = x(l).iter().zip(x(l + 1)).zip(x(l + 2)).zip(x(l + 3));
+        for (yr, (((&x0, &x1), &x2), &x3)) in y.iter_mut().zip(columns) {
+            let mut t = *yr;
+            t += x0 * s0;
+            t += x1 * s1;
+            t += x2 * s2;
+            t += x3 * s3;
+            *yr = t;
+        }
+        l += 4;
+    }
+    for l in l..cols {
+        let f = s(l);
+        for (yr, &xr) in y.iter_mut().zip(x(l)) {
+            *yr += xr * f;
+        }
+    }
+}
+
+/// `xᴴ·y` in [`LANES`] independent lanes added up in order (the same bits on every
+/// instruction set).
+#[inline(always)]
+fn dot_conj<T: Elem>(x: &[T], y: &[T]) -> T {
+    let mut acc = [T::zero_value(); LANES];
+    let xc = x.chunks_exact(LANES);
+    let yc = y.chunks_exact(LANES);
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (xs, ys) in xc.zip(yc) {
+        for l in 0..LANES {
+            acc[l] += xs[l].conj_value() * ys[l];
+        }
+    }
+    for (l, (&a, &b)) in xr.iter().zip(yr).enumerate() {
+        acc[l] += a.conj_value() * b;
+    }
+    acc.iter().fold(T::zero_value(), |s, &x| s + x)
+}
+
+/// Independent lanes of [`dot_conj`].
+const LANES: usize = 16;
+
+#[inline(always)]
+fn hetrd_body<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> {
     let zero = T::zero_value();
     let one = T::lift(T::R::ONE);
     let minus_half = T::lift(T::R::from_f64(-0.5));
@@ -55,27 +136,10 @@ pub(super) fn hetrd<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> 
             // Column c, rows c.., brought up to date with the panel's earlier reflectors:
             // a(c.., c) −= V(c.., k..c)·W(c, 0..i)ᴴ + W(c.., 0..i)·V(c, k..c)ᴴ.
             if i > 0 {
-                let rows = n - c;
-                let vp =
-                    MatRef::from_column_major_slice_with_stride(&left[k * n + c..], rows, i, n);
-                let wp = MatRef::from_column_major_slice_with_stride(&w[c..], rows, i, n);
-                let mut dst = MatMut::from_column_major_slice_mut(&mut col[c..], rows, 1);
-                matmul(
-                    dst.rb_mut(),
-                    Accum::Add,
-                    vp,
-                    wp.subrows(0, 1).adjoint(),
-                    -one,
-                    Par::Seq,
-                );
-                matmul(
-                    dst.rb_mut(),
-                    Accum::Add,
-                    wp,
-                    vp.subrows(0, 1).adjoint(),
-                    -one,
-                    Par::Seq,
-                );
+                let vp = &left[k * n + c..];
+                let wp = &w[c..];
+                add_columns(&mut col[c..], vp, n, i, |l| -wp[l * n].conj_value());
+                add_columns(&mut col[c..], wp, n, i, |l| -vp[l * n].conj_value());
             }
             d[c] = col[c].re_of();
             // The reflector of rows c+1.. (`?LARFG`); H = I when there is nothing to annihilate.
@@ -87,38 +151,22 @@ pub(super) fn hetrd<T: Elem>(a: &mut [T], n: usize, par: Par) -> Tridiagonal<T> 
             // w_i = tau·(A22·v − V·(Wᴴ·v) − W·(Vᴴ·v)), then w_i −= ½·tau·(w_iᴴ·v)·v, rows c+1..
             // (A22 as the panel found it: columns c+1.. are not updated yet).
             let v = &col[c + 1..];
-            let vm = MatRef::from_column_major_slice(v, m, 1);
             let (w_done, w_rest) = w.split_at_mut(i * n);
             let wi = &mut w_rest[c + 1..n];
-            let a22 = MatRef::from_column_major_slice_with_stride(&rest[c + 1..], m, m, n);
-            let mut wm = MatMut::from_column_major_slice_mut(&mut *wi, m, 1);
-            matmul(wm.rb_mut(), Accum::Replace, a22, vm, one, Par::Seq);
+            // A22·v as a sum of columns (A22 is Hermitian and whole: its columns are contiguous).
+            wi.fill(zero);
+            add_columns(wi, &rest[c + 1..], n, m, |j| v[j]);
             if i > 0 {
-                let vp =
-                    MatRef::from_column_major_slice_with_stride(&left[k * n + c + 1..], m, i, n);
-                let wp = MatRef::from_column_major_slice_with_stride(&w_done[c + 1..], m, i, n);
-                let mut s = [zero; 2 * NB];
-                let (s_w, s_v) = s.split_at_mut(NB);
-                let mut s_w = MatMut::from_column_major_slice_mut(&mut s_w[..i], i, 1);
-                let mut s_v = MatMut::from_column_major_slice_mut(&mut s_v[..i], i, 1);
-                matmul(
-                    s_w.rb_mut(),
-                    Accum::Replace,
-                    wp.adjoint(),
-                    vm,
-                    one,
-                    Par::Seq,
-                );
-                matmul(
-                    s_v.rb_mut(),
-                    Accum::Replace,
-                    vp.adjoint(),
-                    vm,
-                    one,
-                    Par::Seq,
-                );
-                matmul(wm.rb_mut(), Accum::Add, vp, s_w.rb(), -one, Par::Seq);
-                matmul(wm.rb_mut(), Accum::Add, wp, s_v.rb(), -one, Par::Seq);
+                let vp = &left[k * n + c + 1..];
+                let wp = &w_done[c + 1..];
+                let mut s_w = [zero; NB];
+                let mut s_v = [zero; NB];
+                for l in 0..i {
+                    s_w[l] = dot_conj(&wp[l * n..l * n + m], v);
+                    s_v[l] = dot_conj(&vp[l * n..l * n + m], v);
+                }
+                add_columns(wi, vp, n, i, |l| -s_w[l]);
+                add_columns(wi, wp, n, i, |l| -s_v[l]);
             }
             let mut dot = zero;
             for (x, &vr) in wi.iter_mut().zip(v) {
@@ -297,6 +345,29 @@ mod tests {
             Complex32::new(re as f32, im as f32)
         });
         check::<Complex64>(f64::EPSILON, Complex64::new);
+    }
+
+    /// The panel loops compiled for each instruction set give the scalar build's bits (every
+    /// type, a size with two full panels and a partial one).
+    #[test]
+    fn every_instruction_set_gives_the_same_reduction() {
+        fn same<T: Elem>(make: impl Fn(f64, f64) -> T + Copy) {
+            let n = 75;
+            let a = hermitian::<T>(n, &mut Rng(17), make);
+            let run = |isa: Isa| {
+                let mut h = a.clone();
+                let tri = hetrd_with(isa, &mut h, n, Par::Seq);
+                (h, tri.d, tri.e, tri.tau)
+            };
+            let scalar = run(Isa::Scalar);
+            for isa in Isa::available() {
+                assert!(run(isa) == scalar, "{isa:?}");
+            }
+        }
+        same::<f32>(|re, _| re as f32);
+        same::<f64>(|re, _| re);
+        same::<Complex32>(|re, im| Complex32::new(re as f32, im as f32));
+        same::<Complex64>(Complex64::new);
     }
 
     #[test]
