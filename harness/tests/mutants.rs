@@ -216,6 +216,24 @@ fn chlo_per_function() {
     }
 }
 
+/// Polygamma and zeta on their thresholds alone (orders, break points, the high orders with
+/// arguments a little above them where the Euler–Maclaurin tail carries weight): the general
+/// value classes draw an integer order above 8 next to such an argument too rarely.
+#[test]
+fn chlo_thresholds() {
+    use conformance::generate::values::ValueClass;
+    let catalog = Catalog::builtin().unwrap();
+    let mut o = options(37, 100);
+    o.filters.ops = vec!["polygamma".into(), "zeta".into()];
+    o.filters.dtypes = vec!["f32".into(), "f64".into()];
+    o.generator.values = vec![ValueClass::Threshold];
+    sweep(
+        &catalog,
+        &o,
+        "polygamma and zeta on their thresholds (seed 37)",
+    );
+}
+
 #[test]
 fn chlo() {
     sweep_family("chlo", 300);

@@ -328,10 +328,13 @@ fn hints_for(opcode: Opcode, ty: ElementType, spec: &CaseSpec, k: usize) -> Valu
         Opcode::BesselI1e => vec![0.0, 1.0, 8.0, -8.0, 30.0, 1e3, f.min_normal()],
         Opcode::NextAfter => vec![0.0, f.min_subnormal(), f.max_finite(), 1.0, -1.0],
         Opcode::Polygamma => {
+            // High orders n = 10, 25, 40 and x = n + 10: there the Euler–Maclaurin tail of
+            // ζ(n + 1, x) carries weight (its terms B_2j/(2j)!·(n + 1)⋯(n + 2j − 1)/x^(n + 2j)
+            // decay slowly while x is not well past n).
             if k == 0 {
-                vec![0.0, 1.0, 2.0, 3.0, 4.0]
+                vec![0.0, 1.0, 2.0, 3.0, 4.0, 10.0, 25.0, 40.0]
             } else {
-                vec![0.5, 1.0, 2.0, 10.0, 1e-3, 1e3]
+                vec![0.5, 1.0, 2.0, 10.0, 1e-3, 1e3, 20.0, 35.0, 50.0]
             }
         }
         Opcode::Zeta => {
